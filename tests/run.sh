@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs everything the test suite needs, then runs it. This is the README's test
+# command and exactly what CI runs (.ci/run), so a missing install step fails here too.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+# A real browser for the site's tests: Debian's Chromium and its driver.
+if ! command -v chromium >/dev/null 2>&1; then
+    as_root apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq chromium chromium-driver >/dev/null
+fi
+
+# axe-core for the accessibility checks, from the npm registry into a local cache
+# (ignored by git, never shipped with the site).
+AXE_DIR=.cache/npm
+if [ ! -f "$AXE_DIR/node_modules/axe-core/axe.min.js" ]; then
+    mkdir -p "$AXE_DIR"
+    npm install --silent --no-audit --no-fund --prefix "$AXE_DIR" axe-core@4.14.1 >/dev/null
+fi
+
+python -m pip install --quiet --disable-pip-version-check -e ".[test]"
+exec python -m pytest "$@"
