@@ -1,0 +1,146 @@
+"""The quote lock: which output line backs each verified number of the prose.
+
+One JSON file in the source folder (``explainers/quotes.lock.json``), committed with the
+pages, written sorted and indented so that a change reads as a small diff::
+
+    {
+      "version": 1,
+      "quotes": [
+        {"page": "explainers/x.md", "quote": "72%", "context": "significant in # of ...",
+         "occurrence": 0, "line": 42, "block": 3, "output": 0, "output_line": 2,
+         "index": 1, "shape": "share significant: #", "value": "0.72"}
+      ]
+    }
+
+A prose number is bound by its page, text, sentence shape (``context``) and occurrence
+(not its line, so edits above it do not break the binding); its output by the shape of
+the output line first and its position (block, output, line, index) second.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any, Iterable
+
+from sitebuild.errors import SourceError
+
+LOCK_VERSION = 1
+LOCK_FILENAME = "quotes.lock.json"
+
+
+@dataclass(frozen=True)
+class LockEntry:
+    """One verified number and the output position that backs it."""
+
+    page: str
+    quote: str
+    context: str
+    occurrence: int
+    line: int
+    block: int
+    output: int
+    output_line: int
+    index: int
+    shape: str
+    value: str
+
+    def sort_key(self) -> tuple[Any, ...]:
+        """Order of entries in the file: by page, then where the number stands."""
+        return (self.page, self.line, self.quote, self.context, self.occurrence)
+
+
+_FIELD_TYPES = {f.name: (int if f.type in ("int", int) else str) for f in fields(LockEntry)}
+
+
+def load_lock(path: str | Path) -> list[LockEntry]:
+    """Read the lock file at ``path``; a missing file is an empty lock.
+
+    Raises
+    ------
+    SourceError
+        When the file is not valid JSON or an entry lacks a field or has a field of
+        the wrong type; the message names the file, the entry and the field."""
+    path = Path(path)
+    if not path.exists():
+        return []
+    text = path.read_text(encoding="utf-8")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise SourceError(path, f"the quote lock is not valid JSON ({error.msg}); fix it or delete the file "
+                          "and run `python build.py check --fix` to rebuild it", line=error.lineno) from error
+    return _entries_from(path, data)
+
+
+def _entries_from(path: Path, data: object) -> list[LockEntry]:
+    if not isinstance(data, dict) or data.get("version") != LOCK_VERSION or not isinstance(data.get("quotes"), list):
+        raise SourceError(path, f'expected an object {{"version": {LOCK_VERSION}, "quotes": [...]}}, '
+                          f"found {_describe(data)}; delete the file to rebuild it")
+    return [_entry_from(path, position, item) for position, item in enumerate(data["quotes"])]
+
+
+def _describe(data: object) -> str:
+    if isinstance(data, dict):
+        return f"an object with version {data.get('version')!r} and keys {sorted(data)}"
+    return f"a {type(data).__name__}"
+
+
+def _entry_from(path: Path, position: int, item: object) -> LockEntry:
+    if not isinstance(item, dict):
+        raise SourceError(path, f"quotes[{position}]: expected an object, found a {type(item).__name__}")
+    values: dict[str, Any] = {}
+    for name, kind in _FIELD_TYPES.items():
+        if name not in item:
+            raise SourceError(path, f"quotes[{position}]: the field {name!r} is missing")
+        value = item[name]
+        if not isinstance(value, kind) or isinstance(value, bool):
+            raise SourceError(path, f"quotes[{position}].{name}: expected {kind.__name__}, found {value!r}")
+        values[name] = value
+    unknown = sorted(set(item) - set(_FIELD_TYPES))
+    if unknown:
+        raise SourceError(path, f"quotes[{position}]: unknown field(s) {unknown}")
+    return LockEntry(**values)
+
+
+def lock_text(entries: Iterable[LockEntry]) -> str:
+    """Return the file text for ``entries``: sorted, indented, one trailing newline."""
+    ordered = sorted(entries, key=LockEntry.sort_key)
+    data = {"version": LOCK_VERSION, "quotes": [asdict(entry) for entry in ordered]}
+    return json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False) + "\n"
+
+
+def save_lock(path: str | Path, entries: Iterable[LockEntry]) -> None:
+    """Write ``entries`` to ``path`` atomically (a temporary file, then a rename), so a
+    failure leaves the previous lock as it was."""
+    path = Path(path)
+    text = lock_text(entries)
+    handle, temporary = tempfile.mkstemp(prefix=".quotes-", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def entries_for_page(entries: Iterable[LockEntry], page: str) -> list[LockEntry]:
+    """Return the entries of one page."""
+    return [entry for entry in entries if entry.page == page]
+
+
+def replace_page_entries(entries: Iterable[LockEntry], page: str, new_entries: Iterable[LockEntry]) -> list[LockEntry]:
+    """Return the lock with ``page``'s entries replaced by ``new_entries`` (other pages,
+    for example pages that failed to build, keep theirs)."""
+    kept = [entry for entry in entries if entry.page != page]
+    return sorted(kept + list(new_entries), key=LockEntry.sort_key)
+
+
+def drop_missing_pages(entries: Iterable[LockEntry], pages: Iterable[str]) -> list[LockEntry]:
+    """Return the lock without the entries of pages that no longer exist."""
+    existing = set(pages)
+    return [entry for entry in entries if entry.page in existing]

@@ -1,0 +1,96 @@
+"""The quote lock file (sitebuild.lock)."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, replace
+
+import pytest
+
+from sitebuild.errors import SourceError
+from sitebuild.lock import (
+    LockEntry,
+    drop_missing_pages,
+    load_lock,
+    lock_text,
+    replace_page_entries,
+    save_lock,
+)
+
+ENTRY = LockEntry(page="explainers/a.md", quote="72%", context="share #", occurrence=0, line=4,
+                  block=1, output=0, output_line=2, index=1, shape="rows #", value="0.72")
+
+
+def test_a_missing_lock_is_empty(tmp_path):
+    assert load_lock(tmp_path / "quotes.lock.json") == []
+
+
+def test_save_then_load_gives_the_same_entries_sorted(tmp_path):
+    path = tmp_path / "quotes.lock.json"
+    later = replace(ENTRY, line=9, quote="5.9%")
+    other_page = replace(ENTRY, page="explainers/0.md")
+    save_lock(path, [later, ENTRY, other_page])
+    assert load_lock(path) == [other_page, ENTRY, later]
+    first = path.read_text()
+    save_lock(path, [ENTRY, other_page, later])
+    assert path.read_text() == first  # stable output, clean diffs
+    assert first.endswith("}\n") and json.loads(first)["version"] == 1
+
+
+def test_invalid_json_names_the_file_and_line(tmp_path):
+    path = tmp_path / "quotes.lock.json"
+    path.write_text('{\n  "version": 1,\n  "quotes": [\n    {,\n  ]\n}\n')
+    with pytest.raises(SourceError) as caught:
+        load_lock(path)
+    assert caught.value.path == str(path) and caught.value.line == 4
+    assert "not valid JSON" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "data, expected",
+    [
+        ([], 'expected an object {"version": 1, "quotes": [...]}, found a list'),
+        ({"version": 2, "quotes": []}, "found an object with version 2"),
+        ({"version": 1, "quotes": [5]}, "quotes[0]: expected an object, found a int"),
+        ({"version": 1, "quotes": [{k: v for k, v in asdict(ENTRY).items() if k != "shape"}]},
+         "quotes[0]: the field 'shape' is missing"),
+        ({"version": 1, "quotes": [{**asdict(ENTRY), "block": "1"}]}, "quotes[0].block: expected int, found '1'"),
+        ({"version": 1, "quotes": [{**asdict(ENTRY), "line": True}]}, "quotes[0].line: expected int, found True"),
+        ({"version": 1, "quotes": [{**asdict(ENTRY), "extra": 1}]}, "quotes[0]: unknown field(s) ['extra']"),
+    ],
+)
+def test_an_invalid_lock_says_which_entry_and_field(tmp_path, data, expected):
+    path = tmp_path / "quotes.lock.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(SourceError, match=str(path).replace("\\", "\\\\")) as caught:
+        load_lock(path)
+    assert expected in str(caught.value)
+
+
+def test_a_failed_save_leaves_the_previous_lock(tmp_path, monkeypatch):
+    path = tmp_path / "quotes.lock.json"
+    save_lock(path, [ENTRY])
+    before = path.read_text()
+
+    def failing_replace(src, dst):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", failing_replace)
+    with pytest.raises(OSError):
+        save_lock(path, [replace(ENTRY, value="0.69")])
+    assert path.read_text() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["quotes.lock.json"]
+
+
+def test_replace_page_entries_keeps_other_pages():
+    other = replace(ENTRY, page="explainers/b.md")
+    new = replace(ENTRY, value="0.69")
+    assert replace_page_entries([ENTRY, other], ENTRY.page, [new]) == [new, other]
+    assert drop_missing_pages([ENTRY, other], ["explainers/b.md"]) == [other]
+
+
+def test_lock_text_is_the_contract(tmp_path):
+    text = lock_text([ENTRY])
+    assert json.loads(text) == {"version": 1, "quotes": [asdict(ENTRY)]}
+    assert text.splitlines()[4] == '      "page": "explainers/a.md",'

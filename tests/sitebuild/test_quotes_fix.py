@@ -1,0 +1,110 @@
+"""Rewriting stale numbers, the diff, and the renderer's marks (sitebuild.quotes_fix)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sitebuild.numbers import parse_number
+from sitebuild.quotes import OutputText, Status, check_page
+from sitebuild.markdown import make_parser
+from sitebuild.quotes_fix import fix_page, fix_text, marks_by_child, quote_marks, unified_diff
+
+PAGE = "explainers/fix.md"
+
+
+def checked_twice(md: str, before: str, after: str, code=()):
+    first = check_page(md, PAGE, [OutputText(0, 0, before)], list(code), [])
+    return check_page(md, PAGE, [OutputText(0, 0, after)], list(code), first.new_lock_entries)
+
+
+def test_fix_keeps_each_number_in_its_own_style():
+    md = "Gap −0.0509, share 72 %, rows 6,513, p 1.2e-05 and +0.5.\n"
+    later = checked_twice(
+        md,
+        "gap -0.05093 share 0.72 rows 6513 p 1.2e-05 d 0.5\n",
+        "gap -0.04812 share 0.6949 rows 10013 p 3.45e-06 d 0.25\n",
+    )
+    assert fix_text(md, later.results) == "Gap −0.0481, share 69 %, rows 10,013, p 3.5e-06 and +0.3.\n"
+
+
+def test_fix_never_touches_unverified_exempt_or_input_numbers():
+    md = "Rate 0.5, seed 42, noted 17 times, in [2016]{.nocheck}.\n"
+    later = checked_twice(md, "rate 0.5\n", "rate 0.7\n", code=["seed = 42\n"])
+    assert [r.status for r in later.results] == [Status.STALE, Status.INPUT, Status.UNVERIFIED, Status.EXEMPT]
+    assert fix_text(md, later.results) == "Rate 0.7, seed 42, noted 17 times, in [2016]{.nocheck}.\n"
+
+
+def test_a_comparison_backed_by_a_plain_value_is_left_for_the_author():
+    md = "The p-value is p < 0.05.\n"
+    later = checked_twice(md, "p 0.012\n", "p 0.081\n")
+    result = later.results[0]
+    assert (result.status, result.new) == (Status.STALE, "")
+    outcome = fix_page(md, later)
+    assert outcome.text == md and outcome.left == [result]
+
+
+def test_a_comparison_backed_by_a_comparison_is_rewritten():
+    md = "The p-value is p < 0.0005.\n"
+    later = checked_twice(md, "p < 0.0005\n", "p < 0.0010\n")
+    assert fix_text(md, later.results) == "The p-value is p < 0.0010.\n"
+
+
+def test_fix_page_rebinds_the_lock_to_the_new_text():
+    md = "Rate 0.5 here.\n"
+    later = checked_twice(md, "rate 0.5\n", "rate 0.7\n")
+    outcome = fix_page(md, later)
+    assert [(e.quote, e.value) for e in outcome.lock_entries] == [("0.7", "0.7")]
+    again = check_page(outcome.text, PAGE, [OutputText(0, 0, "rate 0.7\n")], [], outcome.lock_entries)
+    assert [r.status for r in again.results] == [Status.VERIFIED]
+
+
+def test_unified_diff_names_the_page():
+    diff = unified_diff("a 1\nb 2\n", "a 1\nb 3\n", PAGE)
+    assert diff.splitlines()[:2] == [f"--- a/{PAGE}", f"+++ b/{PAGE}"]
+    assert "-b 2" in diff and "+b 3" in diff
+
+
+def test_marks_link_verified_numbers_and_skip_inputs_and_exempt_ones():
+    md = "Rate 0.5 and seed 42 in [2016]{.nocheck}; 17 more.\n"
+    page = check_page(md, PAGE, [OutputText(3, 1, "x\n rate 0.50 \n")], ["seed = 42\n"], [])
+    marks = quote_marks(page)
+    assert list(marks) == [(1, 6)]
+    mark = marks[(1, 6)]
+    assert (mark.text, mark.status, mark.anchor) == ("0.5", "verified", "out-3-1-l1")
+    assert mark.title == "From the output of block 3: “rate 0.50”"
+    with_problems = quote_marks(page, include_problems=True)
+    assert with_problems[(1, md.index("17") + 1)].status == "unverified"
+
+
+def test_marks_by_child_place_repeated_table_values_in_their_own_cells():
+    md = "| a | b |\n|---|---|\n| 0.5 | 0.5 |\n"
+    tokens = make_parser().parse(md)
+    page = check_page(md, PAGE, [OutputText(0, 0, "0.5\n")], [], [], tokens=tokens)
+    placed = marks_by_child(page)
+    assert len(placed) == 2
+    for (token_index, child_index), marks in placed.items():
+        child = tokens[token_index].children[child_index]
+        assert [(offset, mark.text) for offset, mark in marks] == [(0, "0.5")]
+        assert child.content == "0.5"
+    assert sorted(col for _, col in quote_marks(page)) == [3, 9]
+
+
+@given(
+    st.sampled_from(["−0.0509", "72%", "6,513", "0.5", "1.2e-05", "+3.25", "-0.0"]),
+    st.decimals(min_value=Decimal("-20000"), max_value=Decimal("20000"), places=5, allow_nan=False),
+)
+@settings(max_examples=200, deadline=None)
+def test_after_fix_the_check_passes_whatever_the_new_value(style, new_value):
+    old = parse_number(style)
+    as_output = (lambda v: f"{v / 100:f}") if old.percent else (lambda v: f"{v:f}")
+    md = f"The figure is {style} today.\n"
+    first = check_page(md, PAGE, [OutputText(0, 0, f"figure {as_output(old.value)}\n")], [], [])
+    assert [r.status for r in first.results] == [Status.VERIFIED]
+    later_outputs = [OutputText(0, 0, f"figure {as_output(new_value)}\n")]
+    later = check_page(md, PAGE, later_outputs, [], first.new_lock_entries)
+    outcome = fix_page(md, later)
+    again = check_page(outcome.text, PAGE, later_outputs, [], outcome.lock_entries)
+    assert [r.status for r in again.results] == [Status.VERIFIED], (md, outcome.text, str(new_value))
