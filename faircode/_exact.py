@@ -1,0 +1,153 @@
+"""Exact distributions behind the tests on 0/1 data.
+
+Two groups of 0/1 values, sizes ``n_a`` and ``n_b`` (``N = n_a + n_b`` rows, ``K`` ones
+in all). Every gap here is kept as a whole number so no tie is lost to rounding:
+
+* gap = x / n_a - (K - x) / n_b = (x * N - K * n_a) / (n_a * n_b), so a relabelling is at
+  least as extreme as the data when ``|x * N - K * n_a|`` is at least the observed value.
+* Under relabelling, the count ``x`` of ones landing in group a is hypergeometric
+  (population N, K successes, n_a draws): the permutation distribution, exactly.
+* A bootstrap resample of a group draws its count of ones from a binomial, so the
+  bootstrap gap is ``(A * n_b - B * n_a) / (n_a * n_b)`` with A and B independent
+  binomials.
+
+All probabilities come from scipy.stats (hypergeom, binom).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from fractions import Fraction
+
+import numpy as np
+from scipy.stats import binom, hypergeom
+
+# Binomial mass left out of the exact bootstrap enumeration, per tail and group. The
+# quantiles are exact unless a requested level lies within this distance of a jump.
+_NEGLIGIBLE_TAIL = 1e-15
+
+
+def gap_numerator(ones_a, n_a, total_ones, n_total):
+    """The whole-number numerator ``x * N - K * n_a`` of the gap (denominator n_a * n_b)."""
+    return ones_a * n_total - total_ones * n_a
+
+
+def tail_probability(n_a, n_b, total_ones, threshold):
+    """P(|X * N - K * n_a| >= threshold) for X ~ Hypergeometric(N, K, n_a).
+
+    Vectorised over its arguments (numpy int64). The set of X passing is the two tails
+    ``X <= x_low`` and ``X >= x_high``. The upper tail is read as a lower tail of the
+    count of zeros in group a, n_a - X ~ Hypergeometric(N, N - K, n_a), so both tails come
+    from one vectorised cdf call and keep full relative precision when tiny. A threshold
+    of zero or less is passed by every relabelling, so p is exactly 1.
+    """
+    n_a, n_b, total_ones, threshold = np.broadcast_arrays(
+        *(np.asarray(v, dtype=np.int64) for v in (n_a, n_b, total_ones, threshold))
+    )
+    n_total = n_a + n_b
+    centre = total_ones * n_a
+    x_low = np.floor_divide(centre - threshold, n_total)
+    x_high = -np.floor_divide(-(centre + threshold), n_total)
+    tails = hypergeom.cdf(
+        np.stack([x_low, n_a - x_high]),
+        n_total,
+        np.stack([total_ones, n_total - total_ones]),
+        n_a,
+    )
+    p = tails.sum(axis=0)
+    p = np.where(threshold <= 0, 1.0, np.clip(p, 0.0, 1.0))
+    return p[()] if p.ndim == 0 else p
+
+
+def permutation_p(ones_a, n_a, ones_b, n_b):
+    """Exact two-sided permutation p-value of the gap in means of two 0/1 groups."""
+    total_ones = np.asarray(ones_a) + np.asarray(ones_b)
+    observed = np.abs(gap_numerator(np.asarray(ones_a), n_a, total_ones, np.asarray(n_a) + n_b))
+    return tail_probability(n_a, n_b, total_ones, observed)
+
+
+def largest_gap(strata: Sequence[tuple[int, int, int, int]]) -> tuple[int, Fraction]:
+    """Index and exact |gap| of the stratum whose |gap| is largest (first one on a tie).
+
+    Each stratum is ``(ones_a, n_a, ones_b, n_b)``.
+    """
+    sizes = [Fraction(abs(_numerator(*s)), s[1] * s[3]) for s in strata]
+    index = max(range(len(sizes)), key=lambda i: (sizes[i], -i))
+    return index, sizes[index]
+
+
+def stratum_thresholds(strata: Sequence[tuple[int, int, int, int]], gap: Fraction) -> list[int]:
+    """Per stratum, the smallest whole numerator whose |gap| reaches ``gap``.
+
+    A relabelling of stratum s reaches the gap when |x N_s - K_s n_a| / (n_a n_b) >= gap,
+    that is when the integer |x N_s - K_s n_a| >= ceil(gap * n_a * n_b).
+    """
+    return [math.ceil(gap * s[1] * s[3]) for s in strata]
+
+
+def stratified_permutation_p(strata: Sequence[tuple[int, int, int, int]]) -> float:
+    """Exact p of max_s |gap_s| when labels are shuffled within each stratum independently.
+
+    With t the observed largest |gap|, P(max_s |G_s| >= t) = 1 - prod_s (1 - P(|G_s| >= t)),
+    each factor a hypergeometric tail at the common threshold t (not at the stratum's own
+    observed gap). Computed as -expm1(sum log1p(-p_s)) so tiny p-values keep their digits.
+    """
+    _, gap = largest_gap(strata)
+    if gap == 0:
+        return 1.0
+    thresholds = stratum_thresholds(strata, gap)
+    tails = [
+        float(tail_probability(s[1], s[3], s[0] + s[2], c)) for s, c in zip(strata, thresholds)
+    ]
+    if any(t >= 1.0 for t in tails):
+        return 1.0
+    return float(min(1.0, -math.expm1(sum(math.log1p(-t) for t in tails))))
+
+
+def bootstrap_quantiles(ones_a, n_a, ones_b, n_b, levels: Sequence[float]) -> np.ndarray:
+    """Exact quantiles of the bootstrap gap A / n_a - B / n_b at the given levels.
+
+    A ~ Binomial(n_a, ones_a / n_a) and B ~ Binomial(n_b, ones_b / n_b) independently: the
+    limit of infinitely many resamples. The quantile at level q is the smallest attainable
+    gap g with P(gap <= g) >= q, which is where the percentile of n Monte Carlo resamples
+    (numpy's default linear rule) converges as n grows. Found by bisection on the whole
+    numerator m = A * n_b - B * n_a, using
+    P(M <= m) = sum_j P(B = j) * P(A <= floor((m + j * n_a) / n_b)).
+    """
+    cdf_a, first_a = _truncated_binomial(n_a, ones_a / n_a, cumulative=True)
+    pmf_b, first_b = _truncated_binomial(n_b, ones_b / n_b, cumulative=False)
+    j = first_b + np.arange(pmf_b.size)
+
+    def cdf_of_numerator(m: np.ndarray) -> np.ndarray:
+        i = np.floor_divide(m[:, None] + j[None, :] * n_a, n_b) - first_a
+        below = i < 0
+        inside = np.where(below, 0.0, cdf_a[np.clip(i, 0, cdf_a.size - 1)])
+        return inside @ pmf_b
+
+    last_a = first_a + cdf_a.size - 1
+    low = np.full(len(levels), first_a * n_b - j[-1] * n_a - 1, dtype=np.int64)
+    high = np.full(len(levels), last_a * n_b - j[0] * n_a, dtype=np.int64)
+    targets = np.asarray(levels, dtype=float)
+    while np.any(high - low > 1):
+        middle = (low + high) // 2
+        reached = cdf_of_numerator(middle) >= targets
+        high = np.where(reached, middle, high)
+        low = np.where(reached, low, middle)
+    return high / (n_a * n_b)
+
+
+def _truncated_binomial(n: int, p: float, *, cumulative: bool) -> tuple[np.ndarray, int]:
+    """pmf (or cdf) of Binomial(n, p) on the range holding all but a negligible mass."""
+    first = int(binom.ppf(_NEGLIGIBLE_TAIL, n, p)) if 0 < p < 1 else round(n * p)
+    last = int(binom.isf(_NEGLIGIBLE_TAIL, n, p)) if 0 < p < 1 else round(n * p)
+    first, last = max(0, first - 1), min(n, last + 1)
+    support = np.arange(first, last + 1)
+    values = binom.cdf(support, n, p) if cumulative else binom.pmf(support, n, p)
+    if cumulative:
+        values[-1] = 1.0
+    return values, first
+
+
+def _numerator(ones_a: int, n_a: int, ones_b: int, n_b: int) -> int:
+    return int(gap_numerator(ones_a, n_a, ones_a + ones_b, n_a + n_b))
