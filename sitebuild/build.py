@@ -1,0 +1,184 @@
+"""The script of the stages: steps, read, extract, execute (or reuse the cache), check,
+render, write. ``build`` and ``check`` return a :class:`BuildSummary`; they raise only for
+configuration errors, never for a failing page."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from sitebuild.config import BuildConfig
+from sitebuild.errors import ConfigError
+from sitebuild.stamp import fingerprint, is_racy, is_up_to_date, write_stamp
+
+Progress = Callable[[str], None]
+
+
+@dataclass
+class BuildSummary:
+    """What a build did: page counts, time, problems (errors and warnings), report rows."""
+
+    pages: int = 0
+    executed: int = 0
+    cached: int = 0
+    failed: int = 0
+    seconds: float = 0.0
+    problems: list = field(default_factory=list)
+    rows: list = field(default_factory=list)
+    up_to_date: bool = False
+    written: bool = False
+    strict: bool = False
+
+    @property
+    def errors(self) -> list:
+        """Problems that fail the build (warnings too under --strict)."""
+        return [p for p in self.problems if p.severity == "error" or self.strict]
+
+    @property
+    def ok(self) -> bool:
+        """True when nothing failed."""
+        return not self.errors
+
+    def closing_line(self) -> str:
+        """The one-line summary printed at the end."""
+        if self.up_to_date:
+            return f"site is up to date ({self.seconds:.2f} s)"
+        warnings = sum(p.severity == "warning" for p in self.problems)
+        return (f"{self.pages} pages: {self.executed} executed, {self.cached} cached, {self.failed} failed; "
+                f"{warnings} warning(s); {self.seconds:.2f} s")
+
+
+def _options(config: BuildConfig, check_only: bool) -> dict:
+    return {"out": config.out, "only": config.only, "strict": config.strict, "timeout": config.timeout,
+            "check": check_only, "scripts": config.write_scripts, "cache": config.cache_dir}
+
+
+def _stamp_path(config: BuildConfig):
+    return config.cache_dir / "last-build.json"
+
+
+def _page_timeout(config: BuildConfig, page) -> float:
+    return config.timeout or page.front.timeout or config.site.timeout
+
+
+def _status_line(result, slug: str) -> str:
+    if result.error is not None:
+        return f"  failed    {slug}  ({result.seconds:.2f} s): {result.error.message.splitlines()[0]}"
+    return f"  {result.status:<9} {slug}  ({result.seconds:.2f} s)"
+
+
+def gather_executions(config: BuildConfig, pages: list, progress: Progress) -> tuple[dict, list, int]:
+    """Reuse valid cache entries, run every other selected page; return results by slug,
+    warnings (as Problems), and the number of pages executed."""
+    from sitebuild.cache import ExecutionCache
+    from sitebuild.check import Problem
+    from sitebuild.execute import ExecutedPage, execute_pages, make_job
+
+    cache = ExecutionCache(config.cache_dir, config.root)
+    executed: dict = {}
+    warnings: list[Problem] = []
+    jobs, by_slug = [], {p.slug: p for p in pages}
+    for page in pages:
+        if not page.code_blocks and not page.inline:
+            executed[page.slug] = ExecutedPage(slug=page.slug, status="no code")
+            continue
+        lookup = cache.lookup(page) if not config.force else None
+        if lookup is not None:
+            warnings.extend(Problem(page.rel_path, None, w, "warning") for w in lookup.warnings)
+            if lookup.page is not None:
+                executed[page.slug] = lookup.page
+                continue
+        if config.only and page.slug not in config.only:
+            warnings.append(Problem(page.rel_path, None, "not run (not in --only, no valid cache entry), so it is left out", "warning"))
+            continue
+        jobs.append(make_job(page, config.root, _page_timeout(config, page)))
+
+    def done(result) -> None:
+        executed[result.slug] = result
+        if result.error is None:
+            cache.store(by_slug[result.slug], result)
+        progress(_status_line(result, result.slug))
+
+    if jobs:
+        progress(f"running {len(jobs)} page(s) on up to {min(config.jobs, len(jobs))} kernel(s)")
+    execute_pages(jobs, config.jobs, on_done=done)
+    cache.save()
+    return executed, warnings, len(jobs)
+
+
+def _report_rows(pages: list, executed: dict, problems: list) -> list:
+    from sitebuild.render import ReportRow
+
+    rows = []
+    for page in pages:
+        result = executed.get(page.slug)
+        if result is None:
+            continue
+        warnings = [p.message for p in problems if p.path == page.rel_path and p.severity == "warning"]
+        outputs = sum(len(o) for o in result.blocks.values())
+        rows.append(ReportRow(page.slug, page.front.title, result.status, result.seconds, outputs, warnings))
+    return rows
+
+
+def run_build(config: BuildConfig, *, check_only: bool = False, progress: Progress = lambda line: None,
+              annotate: Callable | None = None) -> BuildSummary:
+    """Build the site (or, with ``check_only``, check it without writing anything but the cache).
+
+    ``annotate(pages, executed)`` may return per-page number annotations for the renderer."""
+    started = time.monotonic()
+    options = _options(config, check_only)
+    summary = BuildSummary(strict=config.strict)
+    if config.run_steps and config.site.steps:
+        from sitebuild.steps import run_steps
+        for step in run_steps(config.site.steps, config.root, config.cache_dir / "steps.json", config.force):
+            progress(f"  step {step.name}: {'ran' if step.ran else 'inputs unchanged'} ({step.seconds:.2f} s)")
+    if not check_only and not config.force and is_up_to_date(_stamp_path(config), config.out, config.root,
+                                                                config.source, config.templates, options):
+        summary.up_to_date, summary.seconds = True, time.monotonic() - started
+        return summary
+
+    from sitebuild.check import Problem, check_site
+    from sitebuild.read import read_pages
+
+    pages, source_errors = read_pages(config.source, config.root)
+    unknown = sorted(set(config.only) - {p.slug for p in pages})
+    if unknown:
+        raise ConfigError(f"--only: no page {unknown} in {config.source}; expected some of {sorted(p.slug for p in pages)}")
+    executed, warnings, ran = gather_executions(config, pages, progress)
+    problems = [Problem(e.path, e.line, e.message) for e in source_errors]
+    problems += check_site(pages, executed, scripts=check_only)
+    problems += warnings
+    summary.pages, summary.executed = len(pages), ran
+    summary.cached = sum(r.status == "cached" for r in executed.values())
+    summary.failed = sum(r.error is not None for r in executed.values())
+    summary.problems = problems
+    summary.rows = _report_rows(pages, executed, problems)
+    if check_only or not summary.ok:
+        summary.seconds = time.monotonic() - started
+        return summary
+    _render_and_write(config, pages, executed, summary, annotate)
+    summary.seconds = time.monotonic() - started
+    return summary
+
+
+def _render_and_write(config: BuildConfig, pages: list, executed: dict, summary: BuildSummary, annotate) -> None:
+    from sitebuild.extract import script_path, script_text
+    from sitebuild.render import render_site
+    from sitebuild.write import write_scripts, write_site
+
+    built = [p for p in pages if p.slug in executed]
+    site = render_site(built, executed, summary.rows, templates=config.templates, site_title=config.site.title,
+                       themes=config.site.themes, annotations=annotate(built, executed) if annotate else None)
+    write_site(site, config.out, config.templates / "static")
+    if config.write_scripts:
+        write_scripts({script_path(p): script_text(p) for p in pages if p.code_blocks})
+    summary.written = True
+    deps = sorted({f for r in executed.values() for f in r.files_read})
+    packages = sorted({path for r in executed.values() for path in r.packages.values()})
+    newest = [0]
+    digest = fingerprint(config.root, config.source, config.templates, _options(config, False), deps, packages, newest)
+    if is_racy(newest[0]):
+        _stamp_path(config).unlink(missing_ok=True)
+    else:
+        write_stamp(_stamp_path(config), {"deps": deps, "packages": packages, "fingerprint": digest})

@@ -1,0 +1,136 @@
+"""Stage 0: the site configuration (``site.yaml``) and the command-line options, validated
+once, at the edge, into a :class:`BuildConfig`."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from sitebuild.errors import ConfigError
+
+DEFAULT_TIMEOUT = 600.0
+SITE_FILE = "site.yaml"
+
+
+@dataclass(frozen=True)
+class Step:
+    """A command the site runs before its pages, skipped when its inputs are unchanged."""
+
+    name: str
+    run: str
+    inputs: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SiteConfig:
+    """What ``site.yaml`` declares."""
+
+    title: str = "The Fair Code Project"
+    themes: tuple[str, ...] = ()
+    steps: tuple[Step, ...] = ()
+    timeout: float = DEFAULT_TIMEOUT
+
+
+@dataclass(frozen=True)
+class BuildConfig:
+    """Everything a build needs to know, already checked."""
+
+    root: Path
+    source: Path
+    out: Path
+    cache_dir: Path
+    templates: Path
+    jobs: int = 1
+    force: bool = False
+    only: tuple[str, ...] = ()
+    strict: bool = False
+    timeout: float | None = None
+    write_scripts: bool = True
+    run_steps: bool = True
+    site: SiteConfig = field(default_factory=SiteConfig)
+
+    def rel(self, path: Path) -> str:
+        """Return ``path`` relative to the repository root, with forward slashes."""
+        try:
+            return Path(path).resolve().relative_to(self.root).as_posix()
+        except ValueError:
+            return Path(path).as_posix()
+
+
+def _expect(condition: bool, where: str, expected: str, found: object) -> None:
+    if not condition:
+        raise ConfigError(f"{where}: expected {expected}, found {found!r}")
+
+
+def _parse_step(index: int, raw: object, path: Path) -> Step:
+    where = f"{path}: steps[{index}]"
+    _expect(isinstance(raw, dict), where, "a mapping with 'name' and 'run'", raw)
+    unknown = set(raw) - {"name", "run", "inputs"}
+    _expect(not unknown, where, "only the fields name, run, inputs", sorted(unknown))
+    name, run, inputs = raw.get("name"), raw.get("run"), raw.get("inputs", [])
+    _expect(isinstance(name, str) and name.strip() != "", f"{where}.name", "a non-empty string", name)
+    _expect(isinstance(run, str) and run.strip() != "", f"{where}.run", "a command as a string", run)
+    _expect(isinstance(inputs, list) and all(isinstance(i, str) for i in inputs),
+            f"{where}.inputs", "a list of glob patterns", inputs)
+    return Step(name=name, run=run, inputs=tuple(inputs))
+
+
+def load_site_config(path: Path) -> SiteConfig:
+    """Read and validate ``site.yaml``; a missing file gives the defaults."""
+    if not path.exists():
+        return SiteConfig()
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as error:
+        raise ConfigError(f"{path}: not valid YAML ({error}); fix the syntax") from error
+    _expect(isinstance(raw, dict), str(path), "a mapping of settings", type(raw).__name__)
+    unknown = set(raw) - {"title", "themes", "steps", "timeout"}
+    _expect(not unknown, str(path), "only the settings title, themes, steps, timeout", sorted(unknown))
+    title = raw.get("title", SiteConfig.title)
+    _expect(isinstance(title, str), f"{path}: title", "a string", title)
+    themes = raw.get("themes", [])
+    _expect(isinstance(themes, list) and all(isinstance(t, str) for t in themes),
+            f"{path}: themes", "a list of theme names (the order of the index)", themes)
+    timeout = raw.get("timeout", DEFAULT_TIMEOUT)
+    _expect(isinstance(timeout, (int, float)) and timeout > 0, f"{path}: timeout", "a positive number of seconds", timeout)
+    steps = raw.get("steps", []) or []
+    _expect(isinstance(steps, list), f"{path}: steps", "a list of steps", steps)
+    return SiteConfig(title=title, themes=tuple(themes), timeout=float(timeout),
+                      steps=tuple(_parse_step(i, s, path) for i, s in enumerate(steps)))
+
+
+def make_config(root: str | Path = ".", *, source: str | Path = "explainers", out: str | Path = "site",
+                cache_dir: str | Path | None = None, templates: str | Path = "templates",
+                jobs: int | None = None, force: bool = False, only: list[str] | tuple[str, ...] = (),
+                strict: bool = False, timeout: float | None = None, write_scripts: bool = True,
+                run_steps: bool = True) -> BuildConfig:
+    """Validate the options of one build and return its :class:`BuildConfig`.
+
+    Relative paths are taken from ``root`` (the repository root, the kernels' working
+    directory)."""
+    root = Path(root).resolve()
+    if not root.is_dir():
+        raise ConfigError(f"root {root}: expected an existing folder")
+
+    def at_root(p: str | Path) -> Path:
+        p = Path(p)
+        return (p if p.is_absolute() else root / p).resolve()
+
+    jobs = (os.cpu_count() or 1) if jobs is None else jobs
+    _expect(isinstance(jobs, int) and jobs >= 1, "--jobs", "a whole number of at least 1", jobs)
+    _expect(timeout is None or timeout > 0, "--timeout", "a positive number of seconds", timeout)
+    source_dir, out_dir = at_root(source), at_root(out)
+    if not source_dir.is_dir():
+        raise ConfigError(f"--source {source_dir}: expected an existing folder of explainers (*.md)")
+    if out_dir == root or out_dir in root.parents or out_dir == source_dir:
+        raise ConfigError(f"--out {out_dir}: expected a folder of its own (it is replaced on every build)")
+    return BuildConfig(
+        root=root, source=source_dir, out=out_dir,
+        cache_dir=at_root(cache_dir) if cache_dir else root / ".cache" / "sitebuild",
+        templates=at_root(templates), jobs=jobs, force=force, only=tuple(only), strict=strict,
+        timeout=timeout, write_scripts=write_scripts, run_steps=run_steps,
+        site=load_site_config(root / SITE_FILE),
+    )

@@ -1,0 +1,333 @@
+"""Stage 4: run each page's notebook in its own ``python3`` Jupyter kernel (nbclient),
+pages in parallel processes, and return an :class:`ExecutedPage` per page. Execution
+never raises for a page: an exception, a timeout or a dead kernel becomes ``error``."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from dataclasses import dataclass, field
+from multiprocessing import get_context
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Iterable
+
+from sitebuild.outputs import DEPS_MIME, ERROR_MIME, BlockError, Output, convert_outputs
+
+if TYPE_CHECKING:
+    from nbformat import NotebookNode
+
+INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
+
+
+@dataclass
+class PageError:
+    """Why a page failed: ``kind`` is exception, timeout, dead-kernel, inline or kernel."""
+
+    kind: str
+    message: str
+    line: int | None = None
+    block: int | None = None
+    traceback: str = ""
+
+
+@dataclass
+class InlineValue:
+    """The value of an inline ``{python} expr`` (already formatted), or its error."""
+
+    index: int
+    text: str = ""
+    error: str = ""
+
+
+@dataclass
+class ExecutionJob:
+    """What a worker needs to run one page (picklable)."""
+
+    slug: str
+    rel_path: str
+    root: str
+    notebook: NotebookNode
+    timeout: float
+    expect_error: frozenset[int] = frozenset()
+
+
+@dataclass
+class ExecutedPage:
+    """The result of running a page: outputs per block number, figures by file name, the
+    repository files it read or imported, the packages it imported, and timing."""
+
+    slug: str
+    blocks: dict[int, list[Output]] = field(default_factory=dict)
+    figures: dict[str, bytes] = field(default_factory=dict)
+    notebook_outputs: dict[int, list[dict]] = field(default_factory=dict)
+    files_read: list[str] = field(default_factory=list)
+    packages: dict[str, str] = field(default_factory=dict)
+    inline: list[InlineValue] = field(default_factory=list)
+    python: str = ""
+    seconds: float = 0.0
+    error: PageError | None = None
+    status: str = "executed"
+    warnings: list[str] = field(default_factory=list)
+
+    def text_outputs(self) -> Iterable[tuple[int, int, Output]]:
+        """Every output that carries quotable text, as (block n, output index, output)."""
+        for n, outputs in sorted(self.blocks.items()):
+            for k, output in enumerate(outputs):
+                if output.texts:
+                    yield n, k, output
+
+
+def kernel_environment(root: str) -> dict[str, str]:
+    """The kernel's environment: the repository importable, figures captured inline."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
+    env["MPLBACKEND"] = INLINE_BACKEND
+    env.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
+    return env
+
+
+def notebook_outputs(raw: list) -> list[dict]:
+    """A cell's outputs as readers' notebooks show them: the engine's reports removed, its
+    error reports turned into standard nbformat error outputs."""
+    cleaned = []
+    for output in raw:
+        data = output.get("data", {})
+        if ERROR_MIME in data:
+            report = data[ERROR_MIME]
+            cleaned.append({"output_type": "error", "ename": report.get("ename", ""), "evalue": report.get("evalue", ""),
+                            "traceback": report.get("traceback", "").splitlines()})
+        elif DEPS_MIME not in data:
+            cleaned.append(dict(output))
+    return cleaned
+
+
+def _record_block(result: ExecutedPage, job: ExecutionJob, n: int, cell: NotebookNode) -> BlockError | None:
+    outputs, figures, error = convert_outputs(job.slug, n, cell.get("outputs", []))
+    result.blocks[n] = outputs
+    result.figures.update(figures)
+    result.notebook_outputs[n] = notebook_outputs(cell.get("outputs", []))
+    return error
+
+
+def _record_finish(result: ExecutedPage, job: ExecutionJob, cell: NotebookNode) -> None:
+    for raw in cell.get("outputs", []):
+        report = raw.get("data", {}).get(DEPS_MIME)
+        if report is None:
+            continue
+        result.files_read = [f for f in report["files"] if f != job.rel_path]
+        result.packages = report["packages"]
+        result.python = report["python"]
+        result.inline = [InlineValue(i, v.get("value", ""), v.get("error", "")) for i, v in enumerate(report["inline"])]
+        failed = [v for v in report["inline"] if "error" in v]
+        if failed:
+            first = failed[0]
+            result.error = PageError("inline", f"inline value failed: {first['error']}", line=first.get("line"))
+
+
+def _where(role: str, n: int | None) -> str:
+    return {"block": f"while running block {n}", "setup": "while starting", "finish": "while evaluating inline values"}[role]
+
+
+def _run_cells(client, job: ExecutionJob, result: ExecutedPage, deadline: float) -> None:
+    from nbclient.exceptions import CellTimeoutError, DeadKernelError
+
+    for index, cell in enumerate(job.notebook.cells):
+        role = cell.metadata["sitebuild"]["role"]
+        client.timeout = max(1, int(deadline - time.monotonic() + 0.999))
+        try:
+            client.execute_cell(cell, index)
+        except CellTimeoutError:
+            n = cell.metadata["sitebuild"].get("n")
+            result.error = PageError("timeout", f"the page ran longer than its timeout of {job.timeout:g} s "
+                                                f"(stopped {_where(role, n)}); raise `timeout` in its front matter "
+                                                f"or make it faster", block=n)
+            return
+        except DeadKernelError as error:
+            n = cell.metadata["sitebuild"].get("n")
+            result.error = PageError("dead-kernel", f"the kernel died {_where(role, n)} ({error}); "
+                                                    f"look for os._exit, a crash in native code, or memory use", block=n)
+            return
+        if role == "block":
+            n = cell.metadata["sitebuild"]["n"]
+            error = _record_block(result, job, n, cell)
+            if error is not None and n not in job.expect_error:
+                result.error = PageError("exception", f"{error.ename}: {error.evalue}", line=error.line, block=n, traceback=error.traceback)
+                return
+            if error is None and n in job.expect_error:
+                result.warnings.append(f"block {n} is marked {{expect-error}} but raised no error")
+        elif role == "finish":
+            _record_finish(result, job, cell)
+        elif cell.get("outputs") and any(o.get("output_type") == "error" for o in cell.outputs):
+            result.error = PageError("kernel", "the kernel could not be prepared: " + str(cell.outputs[-1].get("evalue", "")))
+            return
+
+
+@dataclass
+class Kernel:
+    """A started ``python3`` kernel process and the file collecting its stderr."""
+
+    manager: object
+    log: object
+
+    def stop(self) -> None:
+        """Kill the kernel now and close its log."""
+        from jupyter_core.utils import run_sync
+
+        try:
+            if self.manager.has_kernel:
+                run_sync(self.manager.shutdown_kernel)(now=True)
+        except Exception:  # already gone
+            pass
+        self.log.close()
+
+    def log_tail(self, lines: int = 15) -> str:
+        """The end of the kernel's stderr (for a kernel that died)."""
+        self.log.seek(0)
+        kept = [line for line in self.log.read().splitlines() if "running over TCP" not in line]
+        return "\n".join(kept[-lines:])
+
+
+def start_kernel(root: str) -> Kernel:
+    """Launch a kernel process (it boots in the background; the client waits for it)."""
+    from jupyter_client.manager import AsyncKernelManager
+    from jupyter_core.utils import run_sync
+
+    log = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
+    manager = AsyncKernelManager(kernel_name="python3")
+    run_sync(manager.start_kernel)(cwd=root, env=kernel_environment(root), stderr=log)
+    return Kernel(manager, log)
+
+
+def execute_page(job: ExecutionJob, kernel: Kernel | None = None) -> ExecutedPage:
+    """Run one page in a fresh kernel (``kernel``, or one started now) whose working
+    directory is the repository root; the kernel is shut down afterwards."""
+    from nbclient import NotebookClient
+
+    started = time.monotonic()
+    result = ExecutedPage(slug=job.slug)
+    try:
+        kernel = kernel or start_kernel(job.root)
+    except Exception as error:
+        result.error, result.status = PageError("kernel", f"the kernel could not start: {error}"), "failed"
+        return result
+    client = NotebookClient(job.notebook, km=kernel.manager, timeout=int(job.timeout) + 1, allow_errors=True,
+                            interrupt_on_timeout=False, record_timing=False, resources={"metadata": {"path": job.root}})
+    try:
+        with client.setup_kernel():
+            _run_cells(client, job, result, started + job.timeout)
+    except Exception as error:  # a kernel that cannot start or a broken channel fails this page only
+        if result.error is None:
+            result.error = PageError("kernel", f"the kernel failed: {type(error).__name__}: {error}")
+    finally:
+        if client.kc is not None:
+            client.kc.stop_channels()
+        if result.error is not None and result.error.kind in ("dead-kernel", "kernel"):
+            result.error.traceback = kernel.log_tail()
+        kernel.stop()
+    result.seconds = time.monotonic() - started
+    if result.error is not None:
+        result.status = "failed"
+    return result
+
+
+def run_in_order(next_job: Callable[[], ExecutionJob | None], more_waiting: Callable[[], bool],
+                 on_done: Callable[[ExecutedPage], None]) -> None:
+    """Run jobs one after another; while a page runs, the next page's kernel boots."""
+    spare: Kernel | None = None
+    try:
+        while (job := next_job()) is not None:
+            kernel, spare = spare, None
+            if kernel is None:
+                try:
+                    kernel = start_kernel(job.root)
+                except Exception:
+                    kernel = None
+            if more_waiting():
+                try:
+                    spare = start_kernel(job.root)
+                except Exception:
+                    spare = None
+            on_done(execute_page(job, kernel))
+    finally:
+        if spare is not None:
+            spare.stop()
+
+
+def _worker(jobs, results, remaining) -> None:
+    """A worker process: take pages from ``jobs`` until the end marker, report to ``results``."""
+    def next_job():
+        job = jobs.get()
+        if job is not None:
+            with remaining.get_lock():
+                remaining.value -= 1
+            results.put(("started", job.slug))
+        return job
+
+    run_in_order(next_job, lambda: remaining.value > 0, lambda result: results.put(("done", result)))
+
+
+def execute_pages(jobs: list[ExecutionJob], workers: int,
+                  on_done: Callable[[ExecutedPage], None] | None = None) -> dict[str, ExecutedPage]:
+    """Run ``jobs`` with up to ``workers`` pages at a time (one process per worker, one
+    fresh kernel per page); call ``on_done`` as each finishes. Returns results by slug."""
+    results: dict[str, ExecutedPage] = {}
+
+    def done(result: ExecutedPage) -> None:
+        results[result.slug] = result
+        if on_done:
+            on_done(result)
+
+    if workers <= 1 or len(jobs) <= 1:
+        queue = list(jobs)
+        run_in_order(lambda: queue.pop(0) if queue else None, lambda: bool(queue), done)
+        return results
+    _run_in_processes(jobs, min(workers, len(jobs)), done)
+    return results
+
+
+def _run_in_processes(jobs: list[ExecutionJob], count: int, done: Callable[[ExecutedPage], None]) -> None:
+    import queue as queue_module
+
+    context = get_context("fork")
+    job_queue, result_queue, remaining = context.Queue(), context.Queue(), context.Value("i", len(jobs))
+    for job in jobs:
+        job_queue.put(job)
+    for _ in range(count):
+        job_queue.put(None)
+    processes = [context.Process(target=_worker, args=(job_queue, result_queue, remaining), daemon=True) for _ in range(count)]
+    for process in processes:
+        process.start()
+    running: set[str] = set()
+    finished: set[str] = set()
+    try:
+        while len(finished) < len(jobs):
+            try:
+                kind, payload = result_queue.get(timeout=1.0)
+            except queue_module.Empty:
+                if not any(p.is_alive() for p in processes):
+                    break
+                continue
+            if kind == "started":
+                running.add(payload)
+            else:
+                running.discard(payload.slug)
+                finished.add(payload.slug)
+                done(payload)
+    finally:
+        for process in processes:
+            process.join(timeout=5)
+            if process.is_alive():
+                process.kill()
+    for job in jobs:
+        if job.slug not in finished:
+            done(ExecutedPage(slug=job.slug, status="failed",
+                              error=PageError("kernel", "the worker process running this page died; run it alone with --only")))
+
+
+def make_job(page, root: Path, timeout: float) -> ExecutionJob:
+    """The execution job of a :class:`~sitebuild.read.Page`."""
+    from sitebuild.extract import kernel_notebook
+
+    return ExecutionJob(slug=page.slug, rel_path=page.rel_path, root=str(root), notebook=kernel_notebook(page),
+                        timeout=timeout, expect_error=frozenset(b.n for b in page.code_blocks if b.options.get("expect-error")))

@@ -1,0 +1,199 @@
+"""Stage 1: read ``<source>/<slug>.md`` into a :class:`Page`: validated front matter, the
+markdown-it tokens (with their ``map`` source lines), the fenced code blocks with their
+options and first line, and the inline ``{python} expr`` values to evaluate."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+from markdown_it.token import Token
+
+from sitebuild.errors import SourceError
+from sitebuild.markdown import make_parser
+
+BLOCK_FLAGS = frozenset({"hide-code", "hide-output", "no-exec", "expect-error"})
+BLOCK_VALUES = frozenset({"caption", "alt"})
+DEFAULT_EXEMPT = ("Further Reading", "References")
+SLUG_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+OPTION_PATTERN = re.compile(r"""\{([A-Za-z][\w-]*)(?:=("[^"]*"|'[^']*'|[^}\s]*))?\}""")
+INLINE_PATTERN = re.compile(r"^\{python(?::([^}]*))?\}\s+(.+)$", re.S)
+
+
+@dataclass(frozen=True)
+class CodeBlock:
+    """One fenced block: ``n`` counts every fence of the page from 1; ``line`` is the .md
+    line (1-based) of its first line of code."""
+
+    n: int
+    language: str
+    source: str
+    line: int
+    options: dict = field(default_factory=dict)
+
+    @property
+    def executable(self) -> bool:
+        """True for Python blocks that run (not marked {no-exec})."""
+        return self.language == "python" and not self.options.get("no-exec")
+
+
+@dataclass(frozen=True)
+class InlineExpr:
+    """An inline ``{python[:format]} expr`` value, at ``line``/``col`` (1-based) in the .md."""
+
+    index: int
+    expr: str
+    format_spec: str
+    line: int
+    col: int
+
+
+@dataclass(frozen=True)
+class FrontMatter:
+    """The validated front matter of an explainer."""
+
+    title: str
+    summary: str
+    theme: str = "Explainers"
+    tags: tuple[str, ...] = ()
+    related: tuple[str, ...] = ()
+    audits: tuple[str, ...] = ()
+    order: float = 0
+    timeout: float | None = None
+    exempt_sections: tuple[str, ...] = DEFAULT_EXEMPT
+
+
+@dataclass
+class Page:
+    """A source explainer, parsed."""
+
+    slug: str
+    path: Path
+    rel_path: str
+    text: str
+    front: FrontMatter
+    tokens: list[Token]
+    blocks: list[CodeBlock]
+    inline: list[InlineExpr]
+
+    @property
+    def code_blocks(self) -> list[CodeBlock]:
+        """The blocks that run in the page's kernel, in order."""
+        return [b for b in self.blocks if b.executable]
+
+
+def _string_list(raw: dict, name: str, path: str) -> tuple[str, ...]:
+    value = raw.get(name, [])
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise SourceError(path, f"front matter field '{name}': expected a list of strings, found {value!r}", 1)
+    return tuple(value)
+
+
+def parse_front_matter(text: str, path: str) -> FrontMatter:
+    """Validate the YAML front matter ``text`` of ``path`` into a :class:`FrontMatter`."""
+    try:
+        raw = yaml.safe_load(text) or {}
+    except yaml.YAMLError as error:
+        raise SourceError(path, f"front matter is not valid YAML: {error}", 1) from error
+    if not isinstance(raw, dict):
+        raise SourceError(path, f"front matter: expected a mapping of fields, found {type(raw).__name__}", 1)
+    known = {f for f in FrontMatter.__dataclass_fields__}
+    unknown = sorted(set(raw) - known)
+    if unknown:
+        raise SourceError(path, f"front matter: unknown field(s) {unknown}; expected some of {sorted(known)}", 1)
+    for name in ("title", "summary"):
+        if not isinstance(raw.get(name), str) or not raw[name].strip():
+            raise SourceError(path, f"front matter field '{name}' is required: expected a non-empty string, "
+                                    f"found {raw.get(name)!r}", 1)
+    theme = raw.get("theme", "Explainers")
+    if not isinstance(theme, str):
+        raise SourceError(path, f"front matter field 'theme': expected a string, found {theme!r}", 1)
+    order, timeout = raw.get("order", 0), raw.get("timeout")
+    if isinstance(order, bool) or not isinstance(order, (int, float)):
+        raise SourceError(path, f"front matter field 'order': expected a number, found {order!r}", 1)
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0):
+        raise SourceError(path, f"front matter field 'timeout': expected a positive number of seconds, found {timeout!r}", 1)
+    related = _string_list(raw, "related", path)
+    bad = [s for s in related if not SLUG_PATTERN.match(s)]
+    if bad:
+        raise SourceError(path, f"front matter field 'related': expected page slugs like 'permutation-tests', found {bad}", 1)
+    exempt = _string_list(raw, "exempt_sections", path) if "exempt_sections" in raw else DEFAULT_EXEMPT
+    return FrontMatter(title=raw["title"].strip(), summary=raw["summary"].strip(), theme=theme.strip(),
+                       tags=_string_list(raw, "tags", path), related=related,
+                       audits=_string_list(raw, "audits", path), order=order,
+                       timeout=float(timeout) if timeout is not None else None, exempt_sections=exempt)
+
+
+def parse_block_options(info: str, path: str, line: int) -> tuple[str, dict]:
+    """Split a fence's info string into its language and its ``{option}`` settings."""
+    language, _, rest = info.strip().partition(" ")
+    options: dict = {}
+    leftover = OPTION_PATTERN.sub("", rest).strip()
+    if leftover:
+        raise SourceError(path, f"code block options: expected {{option}} or {{option=\"value\"}}, found {leftover!r}", line)
+    for name, value in OPTION_PATTERN.findall(rest):
+        if name in BLOCK_FLAGS and not value:
+            options[name] = True
+        elif name in BLOCK_VALUES and value:
+            options[name] = value[1:-1] if value[:1] in "\"'" else value
+        else:
+            expected = ", ".join(sorted(f"{{{f}}}" for f in BLOCK_FLAGS) + [f'{{{v}="..."}}' for v in sorted(BLOCK_VALUES)])
+            raise SourceError(path, f"code block option {{{name}{'=' + value if value else ''}}}: expected one of {expected}", line)
+    return language.lower(), options
+
+
+def _inline_exprs(tokens: list[Token], lines: list[str]) -> list[InlineExpr]:
+    """Inline ``{python} expr`` spans; ``col`` is the 1-based column of the opening backtick."""
+    found: list[InlineExpr] = []
+    for token in tokens:
+        if token.type != "inline" or not token.map:
+            continue
+        line, cursor = token.map[0] + 1, 0
+        for child in token.children or []:
+            if child.type in ("softbreak", "hardbreak"):
+                line, cursor = line + 1, 0
+            elif child.type == "code_inline":
+                text = lines[line - 1] if line - 1 < len(lines) else ""
+                start = text.find(child.content, cursor)
+                cursor = start + len(child.content) if start >= 0 else cursor
+                match = INLINE_PATTERN.match(child.content)
+                if match:
+                    col = max(text.rfind(child.markup, 0, max(start, 0)), 0) + 1
+                    found.append(InlineExpr(len(found), match.group(2).strip(), (match.group(1) or "").strip(), line, col))
+    return found
+
+
+def read_page(path: Path, root: Path) -> Page:
+    """Parse one explainer. Raises :class:`SourceError` naming the file, line and field."""
+    rel = path.resolve().relative_to(root).as_posix() if path.resolve().is_relative_to(root) else str(path)
+    slug = path.stem
+    if not SLUG_PATTERN.match(slug):
+        raise SourceError(rel, f"file name: expected a slug of lower-case letters, digits and hyphens, found {slug!r}")
+    text = path.read_text(encoding="utf-8")
+    tokens = make_parser().parse(text)
+    if not tokens or tokens[0].type != "front_matter":
+        raise SourceError(rel, "expected YAML front matter between '---' lines at the top (title, summary)", 1)
+    front = parse_front_matter(tokens[0].content, rel)
+    blocks, n = [], 0
+    for token in tokens:
+        if token.type == "fence":
+            n += 1
+            language, options = parse_block_options(token.info, rel, token.map[0] + 1)
+            blocks.append(CodeBlock(n=n, language=language, source=token.content, line=token.map[0] + 2, options=options))
+    return Page(slug=slug, path=path.resolve(), rel_path=rel, text=text, front=front, tokens=tokens,
+                blocks=blocks, inline=_inline_exprs(tokens, text.splitlines()))
+
+
+def read_pages(source: Path, root: Path) -> tuple[list[Page], list[SourceError]]:
+    """Read every ``*.md`` in ``source``; return the pages and the errors, each naming its file."""
+    pages, errors = [], []
+    for path in sorted(source.glob("*.md")):
+        try:
+            pages.append(read_page(path, root))
+        except SourceError as error:
+            errors.append(error)
+    return pages, errors

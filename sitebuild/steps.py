@@ -1,0 +1,73 @@
+"""Stage 1a: the site's configured pre-build steps (``steps:`` in site.yaml), each run as a
+subprocess from the repository root, skipped while its inputs are unchanged."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shlex
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from sitebuild.config import Step
+from sitebuild.errors import SiteBuildError
+
+OUTPUT_TAIL = 20
+
+
+@dataclass
+class StepResult:
+    """What happened to one step: ran or skipped, and how long it took."""
+
+    name: str
+    ran: bool
+    seconds: float
+
+
+def inputs_digest(step: Step, root: Path) -> str:
+    """A hash of the command and of every file its input patterns match (sizes, mtimes)."""
+    digest = hashlib.sha256(step.run.encode())
+    for pattern in step.inputs:
+        for path in sorted(root.glob(pattern)):
+            if path.is_file():
+                stat = path.stat()
+                digest.update(f"{path.relative_to(root)}:{stat.st_size}:{stat.st_mtime_ns}\n".encode())
+    return digest.hexdigest()
+
+
+def run_step(step: Step, root: Path, stamps: dict[str, str], force: bool = False) -> StepResult:
+    """Run ``step`` unless its inputs are unchanged since its last success. Raises
+    :class:`SiteBuildError` with the command's exit status and the end of its output."""
+    digest = inputs_digest(step, root)
+    if not force and step.inputs and stamps.get(step.name) == digest:
+        return StepResult(step.name, False, 0.0)
+    started = time.monotonic()
+    try:
+        done = subprocess.run(shlex.split(step.run), cwd=root, capture_output=True, text=True)
+    except OSError as error:
+        raise SiteBuildError(f"site.yaml step '{step.name}': could not start `{step.run}` ({error}); check the command") from error
+    if done.returncode != 0:
+        tail = "\n".join((done.stdout + done.stderr).splitlines()[-OUTPUT_TAIL:])
+        raise SiteBuildError(f"site.yaml step '{step.name}': `{step.run}` exited with status {done.returncode}; "
+                             f"no page was built. Its last output:\n{tail}")
+    stamps[step.name] = inputs_digest(step, root)
+    return StepResult(step.name, True, time.monotonic() - started)
+
+
+def run_steps(steps: tuple[Step, ...], root: Path, stamp_file: Path, force: bool = False) -> list[StepResult]:
+    """Run every configured step in order; remember the inputs of those that succeeded."""
+    try:
+        stamps = json.loads(stamp_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        stamps = {}
+    results = []
+    try:
+        for step in steps:
+            results.append(run_step(step, root, stamps, force))
+    finally:
+        if steps:
+            stamp_file.parent.mkdir(parents=True, exist_ok=True)
+            stamp_file.write_text(json.dumps(stamps, sort_keys=True), encoding="utf-8")
+    return results

@@ -1,0 +1,49 @@
+"""Stage 7: write a rendered site into a temporary folder beside the output folder, then
+swap it in. If anything fails before the swap, the previous site is left untouched."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from sitebuild.render import RenderedSite
+
+
+def _fill(folder: Path, site: RenderedSite, static: Path | None) -> None:
+    if static is not None and static.is_dir():
+        shutil.copytree(static, folder / "static", dirs_exist_ok=True)
+    for rel, content in site.files.items():
+        target = folder / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(content)
+
+
+def write_site(site: RenderedSite, out: Path, static: Path | None = None) -> None:
+    """Replace ``out`` with ``site`` (plus the files of ``static`` under ``static/``)."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.parent / f"{out.name}.tmp-new-{os.getpid()}"
+    old = out.parent / f"{out.name}.tmp-old-{os.getpid()}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    try:
+        tmp.mkdir()
+        _fill(tmp, site, static)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    if out.exists():
+        os.replace(out, old)
+    os.replace(tmp, out)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def write_scripts(scripts: dict[Path, str]) -> list[Path]:
+    """Write generated scripts whose text changed; return the paths written."""
+    written = []
+    for path, text in scripts.items():
+        if path.exists() and path.read_text(encoding="utf-8") == text:
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    return written

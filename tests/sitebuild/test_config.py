@@ -1,0 +1,49 @@
+"""site.yaml and command-line options are validated once, with messages naming the field."""
+
+from __future__ import annotations
+
+import pytest
+
+from sitebuild.config import load_site_config, make_config
+from sitebuild.errors import ConfigError
+
+
+def test_defaults_without_site_yaml(tmp_path):
+    (tmp_path / "explainers").mkdir()
+    config = make_config(tmp_path, jobs=3)
+    assert config.source == tmp_path / "explainers" and config.out == tmp_path / "site"
+    assert config.cache_dir == tmp_path / ".cache" / "sitebuild" and config.jobs == 3
+    assert config.site.steps == () and config.site.timeout == 600
+
+
+def test_steps_are_parsed(tmp_path):
+    (tmp_path / "site.yaml").write_text('steps:\n  - {name: results, run: "python -m x --out results", inputs: ["a/*.py"]}\n')
+    step = load_site_config(tmp_path / "site.yaml").steps[0]
+    assert (step.name, step.run, step.inputs) == ("results", "python -m x --out results", ("a/*.py",))
+
+
+@pytest.mark.parametrize("text, message", [
+    ("steps:\n  - {name: r}\n", "steps[0].run: expected a command as a string, found None"),
+    ("steps:\n  - {name: r, run: x, when: always}\n", "steps[0]: expected only the fields name, run, inputs, found ['when']"),
+    ("timeout: soon\n", "timeout: expected a positive number of seconds, found 'soon'"),
+    ("colour: red\n", "expected only the settings title, themes, steps, timeout, found ['colour']"),
+    ("title: [\n", "not valid YAML"),
+])
+def test_bad_site_yaml_names_the_field(tmp_path, text, message):
+    (tmp_path / "site.yaml").write_text(text)
+    with pytest.raises(ConfigError) as caught:
+        load_site_config(tmp_path / "site.yaml")
+    assert str(caught.value).startswith(str(tmp_path / "site.yaml"))
+    assert message in str(caught.value)
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"jobs": 0}, "--jobs: expected a whole number of at least 1, found 0"),
+    ({"timeout": -2}, "--timeout: expected a positive number of seconds, found -2"),
+    ({"source": "missing"}, "expected an existing folder of explainers"),
+    ({"out": "."}, "expected a folder of its own"),
+])
+def test_bad_options(tmp_path, options, message):
+    (tmp_path / "explainers").mkdir()
+    with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        make_config(tmp_path, **options)

@@ -1,0 +1,85 @@
+"""Rendering without a kernel: number annotations, links between pages, long outputs,
+the generated static files."""
+
+from __future__ import annotations
+
+import json
+
+from sitebuild.cells import COLLAPSE_AFTER, cell_html, pygments_css
+from sitebuild.execute import ExecutedPage
+from sitebuild.outputs import Output
+from sitebuild.read import CodeBlock, read_page
+from sitebuild.render import Annotation, make_markdown, prose_html, render_site, search_index_js
+from site_helpers import TEMPLATES
+
+PAGE = """---
+title: Render Me
+summary: A page for the renderer.
+related: [other]
+---
+
+The gap is -0.0509 and the rate is 72% of 1,000 rows.
+See [the other page](other.md#a-heading) and [the web](https://example.org/x.md).
+
+```python
+print("gap -0.0509")
+```
+"""
+
+
+def page(tmp_path, name="render-me.md", text=PAGE):
+    (tmp_path / "explainers").mkdir(exist_ok=True)
+    (tmp_path / "explainers" / name).write_text(text)
+    return read_page(tmp_path / "explainers" / name, tmp_path)
+
+
+def executed() -> ExecutedPage:
+    return ExecutedPage(slug="render-me", blocks={1: [Output("stream", "gap -0.0509\n", ["gap -0.0509"])]})
+
+
+def test_annotations_mark_numbers_at_their_line_and_column(tmp_path):
+    notes = {(7, 12): Annotation("-0.0509", "verified", "out-1-0-l0", "From block 1: gap -0.0509"),
+             (7, 36): Annotation("72%", "stale", title="now says 69%")}
+    html = prose_html(make_markdown(), page(tmp_path), executed(), notes)
+    assert ('The gap is <a class="q q-verified" href="#out-1-0-l0" title="From block 1: gap -0.0509">-0.0509</a> '
+            'and the rate is <span class="q q-stale" title="now says 69%">72%</span> of 1,000 rows.') in html
+
+
+def test_annotation_that_does_not_match_the_text_is_ignored(tmp_path):
+    html = prose_html(make_markdown(), page(tmp_path), executed(), {(7, 13): Annotation("-0.0509", "verified", "x")})
+    assert 'class="q' not in html
+
+
+def test_links_to_markdown_pages_become_html_but_external_ones_stay(tmp_path):
+    html = prose_html(make_markdown(), page(tmp_path), executed(), {})
+    assert 'href="other.html#a-heading"' in html and 'href="https://example.org/x.md"' in html
+
+
+def test_long_outputs_are_collapsed():
+    text = "".join(f"line {i}\n" for i in range(COLLAPSE_AFTER + 5))
+    block = CodeBlock(n=1, language="python", source="x", line=3)
+    html = cell_html(block, [Output("stream", text, text.splitlines())], "p", "P")
+    assert f"<summary>Show all {COLLAPSE_AFTER + 5} lines</summary>" in html
+    assert 'id="out-1-0-l29">line 29</span>' in html
+
+
+def test_site_has_every_file_and_an_offline_search_index(tmp_path):
+    first = page(tmp_path)
+    other = page(tmp_path, "other.md", "---\ntitle: Other\nsummary: The other one.\ntags: [x]\n---\n\n## A heading\n\nWords.\n")
+    site = render_site([first, other], {"render-me": executed()}, [], templates=TEMPLATES, site_title="Site")
+    assert {"index.html", "report.html", "404.html", "render-me.html", "other.html", "code/render-me.py",
+            "code/render-me.ipynb", "static/pygments.css", "static/search-index.js"} <= set(site.files)
+    index = json.loads(search_index_js([other]).removeprefix("window.FC_SEARCH_INDEX = ").removesuffix(";\n"))
+    assert index == [{"title": "Other", "url": "other.html", "summary": "The other one.", "tags": ["x"], "text": "A heading Words."}]
+    for html in (site.files["index.html"], site.files["render-me.html"]):
+        assert b"http://" not in html and b"https://" not in html.replace(b"https://example.org/x.md", b"")
+
+
+def test_search_index_cannot_close_its_script():
+    first_entry = search_index_js([])
+    assert first_entry == "window.FC_SEARCH_INDEX = [];\n"
+
+
+def test_pygments_css_has_light_and_dark_rules():
+    css = pygments_css()
+    assert ".highlight .k" in css and '[data-theme="dark"] .highlight .k' in css and "prefers-color-scheme: dark" in css

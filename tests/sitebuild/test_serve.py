@@ -1,0 +1,76 @@
+"""The preview server: serves the site on 127.0.0.1 with a reload endpoint, rebuilds on
+change, and shows an error page (not the stale one) while a rebuild fails. Pages here
+have no code, so no kernel starts."""
+
+from __future__ import annotations
+
+import threading
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+from sitebuild.serve import RELOAD_SCRIPT, ServeState, make_server, rebuild, watch, watch_snapshot
+from site_helpers import site_config
+
+PAGE = "---\ntitle: Served\nsummary: A page with no code.\n---\n\nFirst version.\n"
+
+
+def fetch(port, path):
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode()
+
+
+@pytest.fixture
+def preview(tmp_path):
+    (tmp_path / "explainers").mkdir()
+    (tmp_path / "explainers" / "served.md").write_text(PAGE)
+    config = site_config(tmp_path)
+    state, log = ServeState(), []
+    before = watch_snapshot(config)
+    rebuild(config, state, log.append)
+    server = make_server(config, state, 0)
+    stop = threading.Event()
+    threads = [threading.Thread(target=server.serve_forever, daemon=True),
+               threading.Thread(target=watch, args=(config, state, log.append, stop, before), daemon=True)]
+    for thread in threads:
+        thread.start()
+    state.log = log
+    yield tmp_path, server.server_address[1], state
+    stop.set()
+    server.shutdown()
+    server.server_close()
+    for thread in threads:
+        thread.join(timeout=5)
+
+
+def wait_for_version(state, version, seconds=20):
+    deadline = time.monotonic() + seconds
+    while state.version < version and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert state.version >= version, f"the watcher did not rebuild: {getattr(state, 'log', [])}"
+
+
+def test_pages_get_the_reload_script_only_when_served(preview):
+    root, port, state = preview
+    status, html = fetch(port, "/served.html")
+    assert status == 200 and "First version." in html and RELOAD_SCRIPT in html
+    assert RELOAD_SCRIPT not in (root / "site" / "served.html").read_text()
+    assert fetch(port, "/__sitebuild/version") == (200, "1")
+
+
+def test_change_rebuilds_and_a_failure_serves_the_error_page(preview):
+    root, port, state = preview
+    page = root / "explainers" / "served.md"
+    page.write_text(PAGE.replace("First version.", "Second, longer version."))
+    wait_for_version(state, 2)
+    assert "Second, longer version." in fetch(port, "/served.html")[1]
+    page.write_text("no front matter any more\n")
+    wait_for_version(state, 3)
+    status, html = fetch(port, "/served.html")
+    assert status == 500 and "The build failed" in html and "explainers/served.md:1: error: expected YAML front matter" in html
+    assert "Second, longer version." not in html
