@@ -1,0 +1,144 @@
+"""faircode.audit_summary: group tables checked against the raw data, results rows selected exactly."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from faircode.audit_summary import (GROUP_COLUMNS, RESULT_COLUMNS, audit_groups, audit_results,
+                                    default_results_dir)
+from faircode.benchmark import load_audit
+from faircode.exceptions import AuditDataError, BenchmarkError
+from faircode.metrics import METRICS
+
+GERMAN = Path(__file__).resolve().parents[2] / "audits" / "german_credit_lending" / "data" / "german.data"
+FEMALE_CODES = ("A92", "A95")  # personal status and sex, attribute 9 of the UCI documentation
+BAD_RISK = 2  # attribute 21: 1 = good, 2 = bad
+
+
+@lru_cache(maxsize=None)
+def german_groups() -> pd.DataFrame:
+    return audit_groups("german_credit_lending").set_index("attribute")
+
+
+def raw_german() -> pd.DataFrame:
+    raw = pd.read_csv(GERMAN, sep=" ", header=None)
+    return pd.DataFrame({"female": raw[8].isin(FEMALE_CODES), "age": raw[12], "bad": raw[20] == BAD_RISK})
+
+
+def test_audit_groups_has_one_row_per_attribute_and_intersection():
+    table = audit_groups("German Credit Lending")
+    assert tuple(table.columns) == GROUP_COLUMNS
+    assert list(table["attribute"]) == ["age", "sex", "age_x_sex"]
+
+
+def test_group_sizes_and_base_rates_match_the_raw_file():
+    raw, groups = raw_german(), german_groups()
+    women, men = raw[raw["female"]], raw[~raw["female"]]
+    assert (groups.loc["sex", "n_disadvantaged"], groups.loc["sex", "n_advantaged"]) == (len(women), len(men))
+    assert groups.loc["sex", "base_rate_disadvantaged"] == pytest.approx(women["bad"].mean())
+    assert groups.loc["sex", "base_rate_advantaged"] == pytest.approx(men["bad"].mean())
+    young = raw[raw["age"] <= 25]
+    assert groups.loc["age", "n_disadvantaged"] == len(young)
+    assert groups.loc["age", "base_rate_gap"] == pytest.approx(
+        young["bad"].mean() - raw[raw["age"] > 25]["bad"].mean())
+
+
+def test_the_intersection_is_disadvantaged_on_both_against_advantaged_on_both():
+    raw, groups = raw_german(), german_groups()
+    both_low = raw["female"] & (raw["age"] <= 25)
+    both_high = ~raw["female"] & (raw["age"] > 25)
+    row = groups.loc["age_x_sex"]
+    assert (row["n_disadvantaged"], row["n_advantaged"]) == (both_low.sum(), both_high.sum())
+    assert row["disadvantaged"] == "age <= 25 and sex in ['female']"
+    assert row["advantaged"] == "age > 25 and sex in ['male']"
+
+
+def test_test_split_sizes_count_the_groups_rows_among_the_test_rows():
+    data = load_audit("german_credit_lending")
+    groups = audit_groups(data).set_index("attribute")
+    sex_on_test = data.masks["sex"].to_numpy()[data.idx_test]
+    assert groups.loc["sex", "n_test_disadvantaged"] == int((sex_on_test == 1).sum())
+    assert groups.loc["sex", "n_test_disadvantaged"] + groups.loc["sex", "n_test_advantaged"] == len(data.idx_test)
+
+
+def test_audit_groups_names_an_unknown_audit():
+    with pytest.raises(AuditDataError, match="no audit called 'no_such_audit'"):
+        audit_groups("no_such_audit")
+
+
+def results_table() -> pd.DataFrame:
+    rows = []
+    for audit in ("compas", "law_school"):
+        for strategy in ("baseline", "reweighing"):
+            for model in ("logistic_regression", "random_forest"):
+                for seed in (42, 7):
+                    for metric in ("demographic_parity_diff", "equal_opportunity_diff"):
+                        rows.append({"audit": audit, "protected_attribute": "race", "strategy": strategy,
+                                     "model": model, "seed": seed, "metric": metric,
+                                     "value": len(rows) / 100, "p_value": 0.01, "p_adjusted": 0.02})
+    table = pd.DataFrame(rows)
+    for column in RESULT_COLUMNS:
+        if column not in table:
+            table[column] = np.nan
+    return table
+
+
+@pytest.fixture
+def results_dir(tmp_path) -> Path:
+    results_table().to_csv(tmp_path / "results_fairness.csv", index=False)
+    return tmp_path
+
+
+def test_audit_results_keeps_one_audit_strategy_model_and_the_smallest_seed(results_dir):
+    rows = audit_results("compas", results_dir)
+    assert tuple(rows.columns) == RESULT_COLUMNS
+    assert list(rows["metric"]) == ["demographic_parity_diff", "equal_opportunity_diff"]
+    assert set(rows["strategy"]) == {"baseline"} and set(rows["model"]) == {"logistic_regression"}
+    assert set(rows["seed"]) == {7}
+    assert list(rows["value"]) == [0.02, 0.03]
+
+
+def test_audit_results_with_none_keeps_every_strategy_and_model(results_dir):
+    rows = audit_results("COMPAS Recidivism", results_dir, strategy=None, model=None, seed=42)
+    assert len(rows) == 2 * 2 * 2
+    assert set(rows["seed"]) == {42}
+
+
+@pytest.mark.parametrize("options, message", [
+    ({"strategy": "magic"}, "no rows for audit 'compas' with strategy 'magic'; it has strategy baseline, reweighing"),
+    ({"model": "svm"}, "with model 'svm'; it has model logistic_regression, random_forest"),
+    ({"seed": 3}, "with seed 3; it has seed 42, 7"),
+])
+def test_audit_results_says_what_the_file_holds_when_nothing_matches(results_dir, options, message):
+    with pytest.raises(BenchmarkError, match=message):
+        audit_results("compas", results_dir, **options)
+
+
+def test_audit_results_names_an_audit_missing_from_the_file(results_dir):
+    with pytest.raises(BenchmarkError, match="no rows for audit 'health_risk' with audit 'health_risk'"):
+        audit_results("health_risk", results_dir)
+
+
+def test_audit_results_tells_how_to_create_a_missing_file(tmp_path):
+    with pytest.raises(BenchmarkError, match="python -m faircode.benchmark --seeds 42 --out"):
+        audit_results("compas", tmp_path)
+
+
+def test_audit_results_names_missing_columns(tmp_path):
+    results_table().drop(columns=["p_adjusted"]).to_csv(tmp_path / "results_fairness.csv", index=False)
+    with pytest.raises(BenchmarkError, match="lacks the column\\(s\\) p_adjusted"):
+        audit_results("compas", tmp_path)
+
+
+def test_the_committed_results_hold_every_metric_of_every_attribute_for_each_audit():
+    data = load_audit("german_credit_lending")
+    rows = audit_results("german_credit_lending", default_results_dir())
+    assert set(rows["protected_attribute"]) == set(data.masks)
+    assert set(rows["metric"]) == set(METRICS)
+    tested = rows.dropna(subset=["p_value"])
+    assert (tested["p_adjusted"] >= tested["p_value"] - 1e-12).all()
