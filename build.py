@@ -29,9 +29,11 @@ def make_parser() -> argparse.ArgumentParser:
     """The argument parser of every command."""
     parser = argparse.ArgumentParser(prog="build.py", description="Build The Fair Code Project's site from its explainers.")
     commands = parser.add_subparsers(dest="command")
-    for name, text in (("build", "build the site into --out (the default command)"),
-                       ("check", "run every check; write nothing into --out; fail on any problem")):
-        _add_build_options(commands.add_parser(name, help=text))
+    _add_build_options(commands.add_parser("build", help="build the site into --out (the default command)"))
+    check = commands.add_parser("check", help="run every check; write nothing into --out; fail on any problem")
+    _add_build_options(check)
+    check.add_argument("--fix", action="store_true",
+                       help="rewrite stale quoted numbers in the .md files to their new values, then check again")
     serve = commands.add_parser("serve", help="preview on 127.0.0.1, rebuilt and reloaded on change")
     _add_build_options(serve)
     serve.add_argument("--port", type=int, default=8000)
@@ -67,12 +69,40 @@ def _finish(summary, verb: str) -> int:
     return 0 if summary.ok else 1
 
 
-def cmd_build(args: argparse.Namespace, check_only: bool = False) -> int:
-    """``build`` and ``check``."""
+def cmd_build(args: argparse.Namespace) -> int:
+    """``build``."""
     from sitebuild.build import run_build
 
-    summary = run_build(_config(args, write_scripts=not check_only), check_only=check_only, progress=_say)
-    return _finish(summary, "check" if check_only else "build")
+    return _finish(run_build(_config(args), progress=_say), "build")
+
+
+def _print_fixes(fixes: list) -> None:
+    from sitebuild.quotes_stage import not_rewritten_line
+
+    for fix in fixes:
+        if fix.diff:
+            print(fix.diff, end="", flush=True)
+        for result in fix.left:
+            _say(not_rewritten_line(result))
+    rewritten = sum(len(fix.fixed) for fix in fixes)
+    if fixes:
+        _say(f"--fix rewrote {rewritten} stale number(s) in {sum(bool(f.fixed) for f in fixes)} page(s); checked again:")
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    """``check`` (and ``check --fix``): every check, then the quoted numbers per page."""
+    from sitebuild.build import run_build, run_check_fix
+    from sitebuild.quotes import format_summary
+
+    config = _config(args, write_scripts=False)
+    if args.fix:
+        fixes, summary = run_check_fix(config, progress=_say)
+        _print_fixes(fixes)
+    else:
+        summary = run_build(config, check_only=True, progress=_say)
+    if summary.page_quotes:
+        print(format_summary(summary.page_quotes), flush=True)
+    return _finish(summary, "check")
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -108,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
     if not argv or argv[0].startswith("-") and argv[0] not in ("-h", "--help"):
         argv.insert(0, "build")
     args = make_parser().parse_args(argv)
-    commands = {"build": cmd_build, "check": lambda a: cmd_build(a, check_only=True), "serve": cmd_serve,
+    commands = {"build": cmd_build, "check": cmd_check, "serve": cmd_serve,
                 "new": cmd_new, "clean": cmd_clean}
     try:
         return commands[args.command](args)

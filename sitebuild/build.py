@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from sitebuild.config import BuildConfig
 from sitebuild.errors import ConfigError
 from sitebuild.stamp import fingerprint, is_racy, is_up_to_date, write_stamp
+
+if TYPE_CHECKING:
+    from sitebuild.quotes_stage import QuoteRun
 
 Progress = Callable[[str], None]
 
@@ -29,6 +32,12 @@ class BuildSummary:
     up_to_date: bool = False
     written: bool = False
     strict: bool = False
+    quotes: QuoteRun | None = None  # the quoted-number check (None when nothing was checked)
+
+    @property
+    def page_quotes(self) -> list:
+        """The quote check of every checked page (PageQuotes), in page order."""
+        return list(self.quotes.pages.values()) if self.quotes is not None else []
 
     @property
     def errors(self) -> list:
@@ -51,7 +60,20 @@ class BuildSummary:
 
 def _options(config: BuildConfig, check_only: bool) -> dict:
     return {"out": config.out, "only": config.only, "strict": config.strict, "timeout": config.timeout,
-            "check": check_only, "scripts": config.write_scripts, "cache": config.cache_dir}
+            "check": check_only, "scripts": config.write_scripts, "cache": config.cache_dir,
+            "quote lock": _lock_stat(config)}
+
+
+def _lock_stat(config: BuildConfig) -> list[int] | None:
+    """Size and modification time of the quote lock: the build writes it, so (like the
+    generated scripts) it is fingerprinted but never makes a stamp racy."""
+    from sitebuild.lock import LOCK_FILENAME
+
+    try:
+        stat = (config.source / LOCK_FILENAME).stat()
+    except OSError:
+        return None
+    return [stat.st_size, stat.st_mtime_ns]
 
 
 def _stamp_path(config: BuildConfig):
@@ -90,7 +112,8 @@ def gather_executions(config: BuildConfig, pages: list, progress: Progress) -> t
                 executed[page.slug] = lookup.page
                 continue
         if config.only and page.slug not in config.only:
-            warnings.append(Problem(page.rel_path, None, "not run (not in --only, no valid cache entry), so it is left out", "warning"))
+            # The author narrowed the build on purpose: say so, but it is not a problem.
+            progress(f"  skipped   {page.slug}  (not in --only and not cached)")
             continue
         jobs.append(make_job(page, config.root, _page_timeout(config, page)))
 
@@ -107,7 +130,7 @@ def gather_executions(config: BuildConfig, pages: list, progress: Progress) -> t
     return executed, warnings, len(jobs)
 
 
-def _report_rows(pages: list, executed: dict, problems: list) -> list:
+def _report_rows(pages: list, executed: dict, problems: list, quotes: QuoteRun) -> list:
     from sitebuild.render import ReportRow
 
     rows = []
@@ -117,15 +140,19 @@ def _report_rows(pages: list, executed: dict, problems: list) -> list:
             continue
         warnings = [p.message for p in problems if p.path == page.rel_path and p.severity == "warning"]
         outputs = sum(len(o) for o in result.blocks.values())
-        rows.append(ReportRow(page.slug, page.front.title, result.status, result.seconds, outputs, warnings))
+        rows.append(ReportRow(page.slug, page.front.title, result.status, result.seconds, outputs, warnings,
+                              quotes.numbers(page.slug)))
     return rows
 
 
 def run_build(config: BuildConfig, *, check_only: bool = False, progress: Progress = lambda line: None,
               annotate: Callable | None = None) -> BuildSummary:
-    """Build the site (or, with ``check_only``, check it without writing anything but the cache).
+    """Build the site (or, with ``check_only``, check it without writing anything but the
+    cache and, when the check passes, the quote lock of the source folder).
 
-    ``annotate(pages, executed)`` may return per-page number annotations for the renderer."""
+    Every executed page's quoted numbers are checked (stale ones fail, unverified ones
+    warn) and marked on the site; ``annotate(pages, executed)``, when given, replaces
+    those marks with its own (slug -> marks, see :data:`sitebuild.render.PageMarks`)."""
     started = time.monotonic()
     options = _options(config, check_only)
     summary = BuildSummary(strict=config.strict)
@@ -139,6 +166,8 @@ def run_build(config: BuildConfig, *, check_only: bool = False, progress: Progre
         return summary
 
     from sitebuild.check import Problem, check_site
+    from sitebuild.links import check_data_keys
+    from sitebuild.quotes_stage import check_quotes, save_quote_lock
     from sitebuild.read import read_pages
 
     pages, source_errors = read_pages(config.source, config.root)
@@ -148,12 +177,17 @@ def run_build(config: BuildConfig, *, check_only: bool = False, progress: Progre
     executed, warnings, ran = gather_executions(config, pages, progress)
     problems = [Problem(e.path, e.line, e.message) for e in source_errors]
     problems += check_site(pages, executed, scripts=check_only)
+    problems += check_data_keys(pages, config.site.data_theme)
+    summary.quotes = check_quotes(config.source, pages, executed, [e.path for e in source_errors])
+    problems += summary.quotes.problems()
     problems += warnings
     summary.pages, summary.executed = len(pages), ran
     summary.cached = sum(r.status == "cached" for r in executed.values())
     summary.failed = sum(r.error is not None for r in executed.values())
     summary.problems = problems
-    summary.rows = _report_rows(pages, executed, problems)
+    summary.rows = _report_rows(pages, executed, problems, summary.quotes)
+    if summary.ok:  # a passing check binds its new numbers; a failing one changes nothing
+        save_quote_lock(summary.quotes)
     if check_only or not summary.ok:
         summary.seconds = time.monotonic() - started
         return summary
@@ -162,14 +196,32 @@ def run_build(config: BuildConfig, *, check_only: bool = False, progress: Progre
     return summary
 
 
+def run_check_fix(config: BuildConfig, *, progress: Progress = lambda line: None) -> tuple[list, BuildSummary]:
+    """``check --fix``: check, rewrite every stale number (and the lock), then check again.
+    The second check reuses the executions (prose is not in the cache key), so no kernel
+    starts. Returns the fixes made and the second check's summary."""
+    from dataclasses import replace
+
+    from sitebuild.quotes_stage import fix_quotes
+
+    first = run_build(config, check_only=True, progress=progress)
+    if first.quotes is None or not any(q.problems() for q in first.page_quotes):
+        return [], first
+    fixes = fix_quotes(first.quotes)
+    return fixes, run_build(replace(config, force=False, run_steps=False), check_only=True, progress=progress)
+
+
 def _render_and_write(config: BuildConfig, pages: list, executed: dict, summary: BuildSummary, annotate) -> None:
     from sitebuild.extract import script_path, script_text
+    from sitebuild.quotes_stage import page_marks
     from sitebuild.render import render_site
     from sitebuild.write import write_scripts, write_site
 
     built = [p for p in pages if p.slug in executed]
+    marks = {slug: page_marks(quotes, include_problems=not config.strict) for slug, quotes in summary.quotes.pages.items()}
     site = render_site(built, executed, summary.rows, templates=config.templates, site_title=config.site.title,
-                       themes=config.site.themes, annotations=annotate(built, executed) if annotate else None)
+                       themes=config.site.themes, annotations=annotate(built, executed) if annotate else marks,
+                       data_theme=config.site.data_theme)
     write_site(site, config.out, config.templates / "static")
     if config.write_scripts:
         write_scripts({script_path(p): script_text(p) for p in pages if p.code_blocks})

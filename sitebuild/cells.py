@@ -3,6 +3,8 @@ structure of the site's HTML contract."""
 
 from __future__ import annotations
 
+import itertools
+import re
 from functools import lru_cache
 from html import escape
 
@@ -16,7 +18,8 @@ from sitebuild.outputs import Output
 from sitebuild.read import CodeBlock
 
 COLLAPSE_AFTER = 25
-LIGHT_STYLE, DARK_STYLE = "friendly", "monokai"
+TABLE_ROW = re.compile(r"<tr(?=[\s>])")
+LIGHT_STYLE, DARK_STYLE = "default", "github-dark"  # both pass WCAG AA on the code backgrounds
 
 
 @lru_cache(maxsize=None)
@@ -49,6 +52,12 @@ def _lines_html(n: int, k: int, text: str) -> str:
     return "\n".join(f'<span class="line" id="out-{n}-{k}-l{i}">{escape(line)}</span>' for i, line in enumerate(lines))
 
 
+def _table_html(n: int, k: int, html: str) -> str:
+    """The sanitised table, each ``<tr>`` given the id of its quotable line (``out-{n}-{k}-l{i}``)."""
+    rows = itertools.count()
+    return TABLE_ROW.sub(lambda _: f'<tr id="out-{n}-{k}-l{next(rows)}"', sanitise_table_html(html))
+
+
 def _collapsible(html: str, line_count: int) -> str:
     if line_count <= COLLAPSE_AFTER:
         return html
@@ -65,7 +74,7 @@ def output_html(block: CodeBlock, k: int, output: Output, slug: str, title: str)
         html = f'<pre class="output output-stderr" id="out-{n}-{k}">{_lines_html(n, k, output.text)}</pre>'
         return _collapsible(html, len(output.texts))
     if output.kind == "html":
-        return f'<div class="output output-html table-scroll" id="out-{n}-{k}">{sanitise_table_html(output.text)}</div>'
+        return f'<div class="output output-html table-scroll" id="out-{n}-{k}">{_table_html(n, k, output.text)}</div>'
     if output.kind == "figure":
         caption = block.options.get("caption", "")
         alt = block.options.get("alt") or caption or f"Figure from block {n} of {title}"

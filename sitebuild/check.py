@@ -19,15 +19,20 @@ LISTED_CHOICES = 6
 
 @dataclass(frozen=True)
 class Problem:
-    """Something wrong in a source file; ``severity`` is "error" or "warning"."""
+    """Something wrong in a source file; ``severity`` is "error" or "warning". A ``plain``
+    error's message says itself what is wrong, so it is printed without the word "error"
+    (``explainers/x.md:42: "72%" is stale: ...``)."""
 
     path: str
     line: int | None
     message: str
     severity: str = "error"
+    plain: bool = False
 
     def __str__(self) -> str:
         where = f"{self.path}:{self.line}" if self.line else self.path
+        if self.plain and self.severity == "error":
+            return f"{where}: {self.message}"
         return f"{where}: {self.severity}: {self.message}"
 
 

@@ -32,6 +32,9 @@ class SiteConfig:
     themes: tuple[str, ...] = ()
     steps: tuple[Step, ...] = ()
     timeout: float = DEFAULT_TIMEOUT
+    #: The theme whose pages describe data sets: pages sharing an ``audits`` key with a
+    #: page of this theme link to it ("" turns the links off).
+    data_theme: str = ""
 
 
 @dataclass(frozen=True)
@@ -87,8 +90,8 @@ def load_site_config(path: Path) -> SiteConfig:
     except yaml.YAMLError as error:
         raise ConfigError(f"{path}: not valid YAML ({error}); fix the syntax") from error
     _expect(isinstance(raw, dict), str(path), "a mapping of settings", type(raw).__name__)
-    unknown = set(raw) - {"title", "themes", "steps", "timeout"}
-    _expect(not unknown, str(path), "only the settings title, themes, steps, timeout", sorted(unknown))
+    unknown = set(raw) - {"title", "themes", "steps", "timeout", "data_theme"}
+    _expect(not unknown, str(path), "only the settings title, themes, steps, timeout, data_theme", sorted(unknown))
     title = raw.get("title", SiteConfig.title)
     _expect(isinstance(title, str), f"{path}: title", "a string", title)
     themes = raw.get("themes", [])
@@ -96,9 +99,11 @@ def load_site_config(path: Path) -> SiteConfig:
             f"{path}: themes", "a list of theme names (the order of the index)", themes)
     timeout = raw.get("timeout", DEFAULT_TIMEOUT)
     _expect(isinstance(timeout, (int, float)) and timeout > 0, f"{path}: timeout", "a positive number of seconds", timeout)
+    data_theme = raw.get("data_theme", "") or ""
+    _expect(isinstance(data_theme, str), f"{path}: data_theme", "the name of a theme (a string)", data_theme)
     steps = raw.get("steps", []) or []
     _expect(isinstance(steps, list), f"{path}: steps", "a list of steps", steps)
-    return SiteConfig(title=title, themes=tuple(themes), timeout=float(timeout),
+    return SiteConfig(title=title, themes=tuple(themes), timeout=float(timeout), data_theme=data_theme.strip(),
                       steps=tuple(_parse_step(i, s, path) for i, s in enumerate(steps)))
 
 

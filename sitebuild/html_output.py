@@ -1,5 +1,6 @@
 """HTML outputs (pandas tables) made safe: an allow-list of table elements is kept, every
-other tag is dropped and its text escaped (style sheets are dropped whole), so ``<script>`` in an output shows as text."""
+other tag is dropped and its text escaped (style sheets are dropped whole), so ``<script>`` in an output shows as text.
+An empty header cell (pandas' top-left corner) gets a label that only screen readers see."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from html.parser import HTMLParser
 
 TABLE_TAGS = frozenset({"table", "thead", "tbody", "tfoot", "tr", "th", "td", "caption"})
 KEPT_ATTRIBUTES = frozenset({"colspan", "rowspan"})
+ROW_LABEL_HEADER = '<span class="visually-hidden">Row label</span>'
+EMPTY_HEADER = '<span class="visually-hidden">No heading</span>'
 
 
 class _TableSanitiser(HTMLParser):
@@ -17,11 +20,14 @@ class _TableSanitiser(HTMLParser):
         self.cells: list[str] = []
         self._cell: list[str] | None = None
         self._in_style = False
+        self._row_cells = 0
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self._in_style = tag == "style"
         if tag not in TABLE_TAGS:
             return
+        if tag == "tr":
+            self._row_cells = 0
         kept = "".join(f' {k}="{escape(v or "")}"' for k, v in attrs if k in KEPT_ATTRIBUTES and (v or "").isdigit())
         self.parts.append(f"<{tag}{kept}>")
         if tag in ("td", "th"):
@@ -31,10 +37,14 @@ class _TableSanitiser(HTMLParser):
         self._in_style = False
         if tag not in TABLE_TAGS:
             return
-        self.parts.append(f"</{tag}>")
         if tag in ("td", "th") and self._cell is not None:
-            self.cells.append(" ".join("".join(self._cell).split()))
+            text = " ".join("".join(self._cell).split())
+            if tag == "th" and not text:
+                self.parts.append(ROW_LABEL_HEADER if self._row_cells == 0 else EMPTY_HEADER)
+            self.cells.append(text)
             self._cell = None
+            self._row_cells += 1
+        self.parts.append(f"</{tag}>")
 
     def handle_data(self, data: str) -> None:
         if self._in_style:

@@ -122,10 +122,20 @@ def save_lock(path: str | Path, entries: Iterable[LockEntry]) -> None:
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
             stream.write(text)
+        os.chmod(temporary, file_mode(path))
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def file_mode(path: Path) -> int:
+    """The permissions for a file written in place of ``path``: those of the file it
+    replaces, or 0o644 for a new one (a temporary file is created private)."""
+    try:
+        return path.stat().st_mode & 0o777
+    except OSError:
+        return 0o644
 
 
 def entries_for_page(entries: Iterable[LockEntry], page: str) -> list[LockEntry]:

@@ -1,29 +1,68 @@
 """Kernel outputs as plain data: :class:`Output` and the conversion from nbformat output
-dicts, keeping every quotable text (stream lines, text/plain lines, table cells)."""
+dicts, keeping every quotable text (stream lines, text/plain lines, table rows)."""
 
 from __future__ import annotations
 
 import base64
 import re
 from dataclasses import dataclass, field
-
-from sitebuild.html_output import table_cell_texts
+from html.parser import HTMLParser
 
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 ERROR_MIME = "application/vnd.sitebuild.error+json"
 DEPS_MIME = "application/vnd.sitebuild.deps+json"
+#: How the cells of one table row are joined into one quotable line.
+CELL_SEPARATOR = " | "
 
 
 @dataclass
 class Output:
     """One output of a block. ``kind`` is stream, stderr, text, html, figure or error;
-    ``texts`` are its quotable strings: lines of text, or the cells of an HTML table."""
+    ``texts`` are its quotable strings: lines of text, or the rows of an HTML table (one
+    line per ``<tr>``, cells joined by :data:`CELL_SEPARATOR`, so line ``i`` is the
+    row rendered with the id ``out-{n}-{k}-l{i}``). A table's rows are always derived from
+    its HTML, so a record stored in an older form reads back in this one."""
 
     kind: str
     text: str = ""
     texts: list[str] = field(default_factory=list)
     figure: str = ""
     alt: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind == "html":
+            self.texts = table_row_texts(self.text)
+
+
+class _TableRows(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.rows: list[list[str]] = []
+        self._cell: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "tr":
+            self.rows.append([])
+        elif tag in ("td", "th") and self.rows:
+            self._cell = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("td", "th") and self._cell is not None:
+            self.rows[-1].append(" ".join("".join(self._cell).split()))
+            self._cell = None
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def table_row_texts(html: str) -> list[str]:
+    """One line per ``<tr>`` of ``html``, in document order: its cells' texts (whitespace
+    collapsed) joined by :data:`CELL_SEPARATOR`."""
+    parser = _TableRows()
+    parser.feed(html)
+    parser.close()
+    return [CELL_SEPARATOR.join(cells) for cells in parser.rows]
 
 
 @dataclass
@@ -77,7 +116,7 @@ def convert_outputs(slug: str, n: int, raw_outputs: list[dict]) -> tuple[list[Ou
             outputs.append(Output(kind="figure", figure=name, text=_joined(data.get("text/plain", ""))))
         elif "text/html" in data and "<table" in _joined(data["text/html"]):
             html = _joined(data["text/html"])
-            outputs.append(Output(kind="html", text=html, texts=table_cell_texts(html)))
+            outputs.append(Output(kind="html", text=html))
         elif "text/plain" in data:
             text = strip_ansi(_joined(data["text/plain"]))
             outputs.append(Output(kind="text", text=text, texts=text.splitlines()))

@@ -16,6 +16,7 @@ from markupsafe import Markup
 from sitebuild.cells import cell_html, pygments_css
 from sitebuild.execute import ExecutedPage
 from sitebuild.extract import reader_notebook, script_text
+from sitebuild.links import data_links, data_pages_by_key
 from sitebuild.markdown import make_parser
 from sitebuild.read import Page
 
@@ -24,8 +25,8 @@ SEARCH_TEXT_LIMIT = 4000
 
 @dataclass(frozen=True)
 class Annotation:
-    """A number in the prose, at (line, col) of the .md: its text, status (verified, stale,
-    unverified) and, when verified, the id of the output line that backs it."""
+    """A marked number of the prose: its text, status (verified, stale, unverified), the
+    id of the output line that backs it (when verified) and a tooltip."""
 
     text: str
     status: str
@@ -104,33 +105,40 @@ def _render_text(self, tokens, idx, options, env):
     return "".join(out)
 
 
-def _prepare_inline(page: Page, annotations: dict[tuple[int, int], Annotation]) -> None:
+#: Marks for one page: (index of an inline token in ``page.tokens``, index of its text
+#: child) -> [(offset in the child's content, Annotation)], offsets ascending.
+PageMarks = dict[tuple[int, int], list[tuple[int, Annotation]]]
+
+
+def _prepare_inline(page: Page, marks: PageMarks) -> None:
     """Mark inline values and annotated numbers on the inline tokens' children."""
-    lines = page.text.splitlines()
     inline_iter = iter(page.inline)
     pending = next(inline_iter, None)
-    for token in page.tokens:
+    for token_index, token in enumerate(page.tokens):
         if token.type != "inline" or not token.map:
             continue
-        line, cursor = token.map[0] + 1, 0
-        for child in token.children or []:
-            child.meta = dict(child.meta or {})
+        line = token.map[0] + 1
+        for child_index, child in enumerate(token.children or []):
+            child.meta = {k: v for k, v in (child.meta or {}).items() if k != "annotations"}
             if child.type in ("softbreak", "hardbreak"):
-                line, cursor = line + 1, 0
+                line += 1
             elif child.type == "code_inline" and pending is not None and pending.expr in child.content and pending.line == line:
                 child.meta["inline_index"] = pending.index
                 pending = next(inline_iter, None)
-            elif child.type == "text" and annotations:
-                source = lines[line - 1] if line - 1 < len(lines) else ""
-                start = source.find(child.content, cursor)
-                if start < 0:
-                    continue
-                cursor = start + len(child.content)
-                marks = [(col - 1 - start, note) for (l, col), note in sorted(annotations.items())
-                         if l == line and start <= col - 1 and col - 1 + len(note.text) <= cursor
-                         and child.content[col - 1 - start: col - 1 - start + len(note.text)] == note.text]
-                if marks:
-                    child.meta["annotations"] = marks
+            elif child.type == "text":
+                placed = _placed_marks(child.content, marks.get((token_index, child_index), []))
+                if placed:
+                    child.meta["annotations"] = placed
+
+
+def _placed_marks(content: str, marks: list[tuple[int, Annotation]]) -> list[tuple[int, Annotation]]:
+    """The marks whose text stands at their offset, in order and without overlaps."""
+    placed, end = [], 0
+    for offset, note in sorted(marks, key=lambda item: item[0]):
+        if offset >= end and content[offset:offset + len(note.text)] == note.text:
+            placed.append((offset, note))
+            end = offset + len(note.text)
+    return placed
 
 
 def make_markdown():
@@ -144,9 +152,10 @@ def make_markdown():
     return md
 
 
-def prose_html(md, page: Page, executed: ExecutedPage | None, annotations: dict[tuple[int, int], Annotation]) -> str:
-    """The body of an explainer: prose, with each fenced block's cell where it stands."""
-    _prepare_inline(page, annotations)
+def prose_html(md, page: Page, executed: ExecutedPage | None, marks: PageMarks) -> str:
+    """The body of an explainer: prose, with each fenced block's cell where it stands and
+    each annotated number marked."""
+    _prepare_inline(page, marks)
     env = {
         "blocks_by_line": {b.line: b for b in page.blocks},
         "executed": executed, "slug": page.slug, "title": page.front.title,
@@ -223,18 +232,21 @@ def notebook_json(page: Page, executed: ExecutedPage | None) -> str:
 
 def render_site(pages: list[Page], executed: dict[str, ExecutedPage], report: list[ReportRow], *,
                 templates: Path, site_title: str, themes: tuple[str, ...] = (),
-                annotations: dict[str, dict[tuple[int, int], Annotation]] | None = None) -> RenderedSite:
-    """Render the whole site into memory; raises nothing for a page without an execution."""
+                annotations: dict[str, PageMarks] | None = None, data_theme: str = "") -> RenderedSite:
+    """Render the whole site into memory; raises nothing for a page without an execution.
+    ``annotations`` holds the number marks of each page, by slug."""
     env = make_environment(templates)
     md = make_markdown()
     ordered = ordered_pages(pages, themes)
     by_slug = {p.slug: p for p in ordered}
+    by_key = data_pages_by_key(ordered, data_theme)
     common = {"site_title": site_title, "serve": False}
     site = RenderedSite()
     explainer = env.get_template("explainer.html")
     for i, page in enumerate(ordered):
         result = executed.get(page.slug)
         context = _page_context(page, by_slug, ordered[i - 1] if i > 0 else None, ordered[i + 1] if i + 1 < len(ordered) else None)
+        context.update(data_theme=data_theme, data_links=data_links(page, by_key))
         context["body"] = Markup(prose_html(md, page, result, (annotations or {}).get(page.slug, {})))
         site.files[f"{page.slug}.html"] = explainer.render(root="", **common, **context).encode()
         site.files[f"code/{page.slug}.py"] = script_text(page).encode()

@@ -1,7 +1,7 @@
 """``serve``: build, serve the output folder on 127.0.0.1, poll the sources for changes,
 rebuild, and reload open pages. Served HTML pages get a small script (in serve mode only)
 that polls ``/__sitebuild/version``; while the last rebuild is failing, every page is the
-build-error page instead of the stale one."""
+build-error page instead of the stale one. A missing page gets the site's 404 page."""
 
 from __future__ import annotations
 
@@ -18,11 +18,19 @@ from sitebuild.errors import SiteBuildError
 WATCHED = ("explainers", "templates", "faircode", "audits")
 POLL_SECONDS = 0.5
 VERSION_PATH = "/__sitebuild/version"
+NOT_FOUND_PAGE = "404.html"
 RELOAD_SCRIPT = (
-    "<script>(function(){var v=null;function poll(){fetch('" + VERSION_PATH + "',{cache:'no-store'})"
-    ".then(function(r){return r.text()}).then(function(t){if(v!==null&&t!==v){location.reload()}v=t})"
+    "<script>(function(){var v=\"%(version)s\";function poll(){fetch('" + VERSION_PATH + "',{cache:'no-store'})"
+    ".then(function(r){return r.text()}).then(function(t){if(t!==v){location.reload()}})"
     ".catch(function(){}).finally(function(){setTimeout(poll,1000)})}poll()})();</script>"
 )
+
+
+def reload_script(version: int) -> str:
+    """The script injected into served pages: it knows the build ``version`` the page came
+    from and reloads as soon as the server reports another one (so a rebuild that ends
+    between the page's load and its first poll still reloads it)."""
+    return RELOAD_SCRIPT % {"version": version}
 
 
 @dataclass
@@ -88,20 +96,24 @@ class PreviewHandler(SimpleHTTPRequestHandler):
         if self.path.split("?")[0] == VERSION_PATH:
             return self._send(str(self.state.version).encode(), "text/plain")
         with self.state.lock:
-            error_page = self.state.error_page
+            error_page, version = self.state.error_page, self.state.version
         path = self.path.split("?")[0].split("#")[0]
         is_page = path.endswith("/") or path.endswith(".html")
         if is_page and error_page is not None:
-            return self._send(self._inject(error_page), "text/html; charset=utf-8", status=500)
+            return self._send(self._inject(error_page, version), "text/html; charset=utf-8", status=500)
         if is_page:
             target = Path(self.translate_path(path))
             target = target / "index.html" if target.is_dir() else target
             if target.is_file():
-                return self._send(self._inject(target.read_bytes()), "text/html; charset=utf-8")
+                return self._send(self._inject(target.read_bytes(), version), "text/html; charset=utf-8")
+            not_found = Path(self.directory) / NOT_FOUND_PAGE
+            if not_found.is_file():
+                html = not_found.read_bytes().replace(b"<head>", b'<head>\n<base href="/">', 1)
+                return self._send(self._inject(html, version), "text/html; charset=utf-8", status=404)
         return super().do_GET()
 
-    def _inject(self, html: bytes) -> bytes:
-        return html.replace(b"</body>", RELOAD_SCRIPT.encode() + b"</body>", 1)
+    def _inject(self, html: bytes, version: int) -> bytes:
+        return html.replace(b"</body>", reload_script(version).encode() + b"</body>", 1)
 
     def _send(self, body: bytes, content_type: str, status: int = 200) -> None:
         self.send_response(status)

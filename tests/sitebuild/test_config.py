@@ -16,6 +16,12 @@ def test_defaults_without_site_yaml(tmp_path):
     assert config.site.steps == () and config.site.timeout == 600
 
 
+def test_data_theme_is_read(tmp_path):
+    (tmp_path / "site.yaml").write_text("data_theme: ' Samples '\n")
+    assert load_site_config(tmp_path / "site.yaml").data_theme == "Samples"
+    assert load_site_config(tmp_path / "none.yaml").data_theme == ""
+
+
 def test_steps_are_parsed(tmp_path):
     (tmp_path / "site.yaml").write_text('steps:\n  - {name: results, run: "python -m x --out results", inputs: ["a/*.py"]}\n')
     step = load_site_config(tmp_path / "site.yaml").steps[0]
@@ -26,7 +32,8 @@ def test_steps_are_parsed(tmp_path):
     ("steps:\n  - {name: r}\n", "steps[0].run: expected a command as a string, found None"),
     ("steps:\n  - {name: r, run: x, when: always}\n", "steps[0]: expected only the fields name, run, inputs, found ['when']"),
     ("timeout: soon\n", "timeout: expected a positive number of seconds, found 'soon'"),
-    ("colour: red\n", "expected only the settings title, themes, steps, timeout, found ['colour']"),
+    ("colour: red\n", "expected only the settings title, themes, steps, timeout, data_theme, found ['colour']"),
+    ("data_theme: [Audits]\n", "data_theme: expected the name of a theme (a string), found ['Audits']"),
     ("title: [\n", "not valid YAML"),
 ])
 def test_bad_site_yaml_names_the_field(tmp_path, text, message):

@@ -8,7 +8,8 @@ PANDAS = ('<div><style scoped>.dataframe { color: red }</style><table border="1"
 
 
 def test_only_table_markup_survives():
-    assert sanitise_table_html(PANDAS) == ('<table><thead><tr><th></th><th colspan="2">rate</th></tr></thead>'
+    assert sanitise_table_html(PANDAS) == ('<table><thead><tr><th><span class="visually-hidden">Row label</span></th>'
+                                           '<th colspan="2">rate</th></tr></thead>'
                                            '<tbody><tr><th>0</th><td>0.25</td><td>&lt;b&gt;</td></tr></tbody></table>')
 
 
@@ -20,3 +21,15 @@ def test_script_and_event_handlers_are_shown_as_text_or_dropped():
 
 def test_cell_texts_in_order():
     assert table_cell_texts(PANDAS) == ["", "rate", "0", "0.25", "<b>"]
+
+
+def test_empty_header_cells_get_a_hidden_label_and_keep_an_empty_text():
+    html = "<table><thead><tr><th></th><th>rate</th></tr><tr><th>group</th><th> </th></tr></thead></table>"
+    cleaned = sanitise_table_html(html)
+    assert cleaned.count('<span class="visually-hidden">Row label</span>') == 1
+    assert cleaned.count('<span class="visually-hidden">No heading</span>') == 1
+    assert table_cell_texts(html) == ["", "rate", "group", ""]
+
+
+def test_empty_data_cells_stay_empty():
+    assert sanitise_table_html("<table><tr><td></td></tr></table>") == "<table><tr><td></td></tr></table>"

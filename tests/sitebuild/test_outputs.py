@@ -6,7 +6,7 @@ from __future__ import annotations
 import base64
 
 from sitebuild.execute import notebook_outputs
-from sitebuild.outputs import DEPS_MIME, ERROR_MIME, convert_outputs
+from sitebuild.outputs import DEPS_MIME, ERROR_MIME, Output, convert_outputs
 
 PNG = b"\x89PNG\r\n\x1a\nfake"
 RAW = [
@@ -34,3 +34,15 @@ def test_reader_notebook_outputs_use_standard_error_records():
     raw = RAW[-1:] + [{"output_type": "display_data", "data": {DEPS_MIME: {}, "text/plain": ""}}]
     assert notebook_outputs(raw) == [{"output_type": "error", "ename": "ValueError", "evalue": "bad",
                                       "traceback": ["Traceback ...", "ValueError: bad"]}]
+
+
+def test_html_tables_are_quoted_one_row_per_line():
+    table = ("<table><thead><tr><th></th><th>group</th><th>rate</th></tr></thead>"
+             "<tbody><tr><th>0</th><td>a</td><td>0.5</td></tr><tr><th>1</th><td>b</td><td>0.5</td></tr></tbody></table>")
+    outputs, _, _ = convert_outputs("page", 1, [{"output_type": "display_data", "data": {"text/html": table}}])
+    assert outputs[0].texts == [" | group | rate", "0 | a | 0.5", "1 | b | 0.5"]
+
+
+def test_a_table_stored_one_cell_per_line_reads_back_one_row_per_line():
+    stored = Output(kind="html", text="<table><tr><td>1</td><td>2</td></tr></table>", texts=["1", "2"])
+    assert stored.texts == ["1 | 2"]

@@ -37,17 +37,54 @@ def executed() -> ExecutedPage:
     return ExecutedPage(slug="render-me", blocks={1: [Output("stream", "gap -0.0509\n", ["gap -0.0509"])]})
 
 
-def test_annotations_mark_numbers_at_their_line_and_column(tmp_path):
-    notes = {(7, 12): Annotation("-0.0509", "verified", "out-1-0-l0", "From block 1: gap -0.0509"),
-             (7, 36): Annotation("72%", "stale", title="now says 69%")}
-    html = prose_html(make_markdown(), page(tmp_path), executed(), notes)
+def first_text_child(page, containing: str) -> tuple[int, int]:
+    """(inline token index, text child index) of the first text child containing ``containing``."""
+    for t, token in enumerate(page.tokens):
+        for c, child in enumerate(token.children or []):
+            if child.type == "text" and containing in child.content:
+                return t, c
+    raise AssertionError(containing)
+
+
+def test_annotations_mark_numbers_at_their_place_in_the_tokens(tmp_path):
+    rendered = page(tmp_path)
+    key = first_text_child(rendered, "The gap is")
+    marks = {key: [(11, Annotation("-0.0509", "verified", "out-1-0-l0", "From block 1: gap -0.0509")),
+                   (35, Annotation("72%", "stale", title="now says 69%"))]}
+    html = prose_html(make_markdown(), rendered, executed(), marks)
     assert ('The gap is <a class="q q-verified" href="#out-1-0-l0" title="From block 1: gap -0.0509">-0.0509</a> '
             'and the rate is <span class="q q-stale" title="now says 69%">72%</span> of 1,000 rows.') in html
 
 
 def test_annotation_that_does_not_match_the_text_is_ignored(tmp_path):
-    html = prose_html(make_markdown(), page(tmp_path), executed(), {(7, 13): Annotation("-0.0509", "verified", "x")})
-    assert 'class="q' not in html
+    rendered = page(tmp_path)
+    marks = {first_text_child(rendered, "The gap is"): [(12, Annotation("-0.0509", "verified", "x"))]}
+    assert 'class="q' not in prose_html(make_markdown(), rendered, executed(), marks)
+
+
+def test_equal_numbers_in_one_table_row_are_each_marked_once(tmp_path):
+    text = "---\ntitle: T\nsummary: S.\n---\n\n| a | b |\n|---|---|\n| 0.5 | 0.5 |\n"
+    rendered = page(tmp_path, text=text)
+    cells = [(t, c) for t, token in enumerate(rendered.tokens) for c, child in enumerate(token.children or [])
+             if child.type == "text" and child.content == "0.5"]
+    marks = {cells[0]: [(0, Annotation("0.5", "verified", "out-1-0-l0"))],
+             cells[1]: [(0, Annotation("0.5", "verified", "out-1-0-l1"))]}
+    html = prose_html(make_markdown(), rendered, executed(), marks)
+    assert html.count('href="#out-1-0-l0"') == 1 and html.count('href="#out-1-0-l1"') == 1
+
+
+def test_marks_of_an_earlier_render_do_not_stay_on_the_tokens(tmp_path):
+    rendered = page(tmp_path)
+    marks = {first_text_child(rendered, "The gap is"): [(11, Annotation("-0.0509", "verified", "out-1-0-l0"))]}
+    prose_html(make_markdown(), rendered, executed(), marks)
+    assert 'class="q' not in prose_html(make_markdown(), rendered, executed(), {})
+
+
+def test_table_rows_carry_the_ids_of_their_quotable_lines():
+    table = "<table><thead><tr><th></th><th>rate</th></tr></thead><tbody><tr><th>0</th><td>0.5</td></tr></tbody></table>"
+    block = CodeBlock(n=2, language="python", source="x", line=3)
+    html = cell_html(block, [Output("stream", "x\n", ["x"]), Output("html", table)], "p", "P")
+    assert '<tr id="out-2-1-l0">' in html and '<tr id="out-2-1-l1"><th>0</th><td>0.5</td></tr>' in html
 
 
 def test_links_to_markdown_pages_become_html_but_external_ones_stay(tmp_path):

@@ -11,7 +11,7 @@ import urllib.request
 
 import pytest
 
-from sitebuild.serve import RELOAD_SCRIPT, ServeState, make_server, rebuild, watch, watch_snapshot
+from sitebuild.serve import ServeState, reload_script, make_server, rebuild, watch, watch_snapshot
 from site_helpers import site_config
 
 PAGE = "---\ntitle: Served\nsummary: A page with no code.\n---\n\nFirst version.\n"
@@ -58,8 +58,8 @@ def wait_for_version(state, version, seconds=20):
 def test_pages_get_the_reload_script_only_when_served(preview):
     root, port, state = preview
     status, html = fetch(port, "/served.html")
-    assert status == 200 and "First version." in html and RELOAD_SCRIPT in html
-    assert RELOAD_SCRIPT not in (root / "site" / "served.html").read_text()
+    assert status == 200 and "First version." in html and reload_script(1) in html
+    assert "__sitebuild" not in (root / "site" / "served.html").read_text()
     assert fetch(port, "/__sitebuild/version") == (200, "1")
 
 
@@ -74,3 +74,47 @@ def test_change_rebuilds_and_a_failure_serves_the_error_page(preview):
     status, html = fetch(port, "/served.html")
     assert status == 500 and "The build failed" in html and "explainers/served.md:1: error: expected YAML front matter" in html
     assert "Second, longer version." not in html
+
+
+@pytest.mark.parametrize("changed", ["faircode/new_module.py", "audits/sample/data/rows.csv"])
+def test_a_change_to_the_library_or_an_audit_rebuilds(preview, changed):
+    root, port, state = preview
+    target = root / changed
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text("x = 1\n")
+    wait_for_version(state, 2)
+    assert "change detected; rebuilding" in state.log
+
+
+def test_a_change_to_a_template_rebuilds(tmp_path):
+    import shutil
+
+    from sitebuild.config import make_config
+    from site_helpers import TEMPLATES
+
+    (tmp_path / "explainers").mkdir()
+    (tmp_path / "explainers" / "served.md").write_text(PAGE)
+    shutil.copytree(TEMPLATES, tmp_path / "templates")
+    config = make_config(tmp_path, templates=tmp_path / "templates", jobs=1)
+    state, log = ServeState(), []
+    before = watch_snapshot(config)
+    rebuild(config, state, log.append)
+    stop = threading.Event()
+    watcher = threading.Thread(target=watch, args=(config, state, log.append, stop, before), daemon=True)
+    watcher.start()
+    try:
+        footer = tmp_path / "templates" / "base.html"
+        footer.write_text(footer.read_text().replace("<footer class=\"site-footer\">", "<footer class=\"site-footer\"><p>Edited footer.</p>"))
+        state.log = log
+        wait_for_version(state, 2)
+        assert "Edited footer." in (tmp_path / "site" / "served.html").read_text()
+    finally:
+        stop.set()
+        watcher.join(timeout=10)
+
+
+def test_a_missing_page_is_served_the_not_found_page(preview):
+    _, port, _ = preview
+    status, html = fetch(port, "/no-such-page.html")
+    assert status == 404 and "Page not found" in html and '<base href="/">' in html
+    assert fetch(port, "/static/no-such-file.css")[0] == 404

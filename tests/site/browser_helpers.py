@@ -1,0 +1,84 @@
+"""Helpers of the browser tests: where things are, the build of the fixture site, the
+watch over each page (console errors, uncaught exceptions, requests to another host) and
+the axe-core run."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sitebuild.build import run_build
+from sitebuild.config import make_config
+
+REPO = Path(__file__).resolve().parents[2]
+FIXTURE = REPO / "tests" / "fixtures" / "browser_site"
+TEMPLATES = REPO / "templates"
+AXE_SCRIPT = REPO / ".cache" / "npm" / "node_modules" / "axe-core" / "axe.min.js"
+SCREENSHOTS = REPO / "tests" / "_artifacts" / "screenshots"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+LOADED = time.time()  # this run's screenshots are the ones written after this
+LOCAL_PREFIXES = ("http://127.0.0.1:", "file://", "data:", "blob:", "about:")
+
+
+@dataclass
+class BuiltSite:
+    """The fixture site, built: its root (a copy of the fixture) and its output folder."""
+
+    root: Path
+    out: Path
+
+
+@dataclass
+class PageWatch:
+    """What the pages of one browser context did wrong: console errors, uncaught
+    exceptions, requests to another host."""
+
+    console_errors: list[str] = field(default_factory=list)
+    page_errors: list[str] = field(default_factory=list)
+    foreign_requests: list[str] = field(default_factory=list)
+
+    def problems(self) -> list[str]:
+        """Everything that went wrong, one line each."""
+        return ([f"console error: {e}" for e in self.console_errors] + [f"uncaught: {e}" for e in self.page_errors]
+                + [f"request to another host: {u}" for u in self.foreign_requests])
+
+
+def build_fixture_site(target: Path) -> BuiltSite:
+    """Copy the browser fixture into ``target`` and build it; fail with the build's problems."""
+    root = target / "browser_site"
+    shutil.copytree(FIXTURE, root)
+    config = make_config(root, templates=TEMPLATES, jobs=2, cache_dir=root / ".cache")
+    summary = run_build(config)
+    assert summary.ok, "the browser fixture site did not build:\n" + "\n".join(str(p) for p in summary.problems)
+    return BuiltSite(root=root, out=config.out)
+
+
+def is_local(url: str) -> bool:
+    """True for servers on 127.0.0.1, file:// pages and in-page URLs; False for any other host."""
+    return url.startswith(LOCAL_PREFIXES)
+
+
+def watch_page(page, watch: PageWatch) -> None:
+    """Record the console errors and uncaught exceptions of ``page``."""
+
+    def on_console(message) -> None:
+        if message.type == "error":
+            watch.console_errors.append(f"{page.url}: {message.text}")
+
+    page.on("console", on_console)
+    page.on("pageerror", lambda error: watch.page_errors.append(f"{page.url}: {error}"))
+
+
+def run_axe(page) -> list[dict]:
+    """Run axe-core in ``page``; return its serious and critical violations."""
+    assert AXE_SCRIPT.is_file(), (f"axe-core is missing at {AXE_SCRIPT}: run `bash tests/run.sh --co -q` once "
+                                  "(it installs axe-core from the npm registry into .cache/npm)")
+    page.add_script_tag(content=AXE_SCRIPT.read_text(encoding="utf-8"))
+    result = page.evaluate("() => axe.run(document, {preload: false, resultTypes: ['violations']})")
+    return [{"id": v["id"], "impact": v["impact"], "help": v["help"],
+             "targets": [n["target"] for n in v["nodes"]][:5]}
+            for v in result["violations"] if v["impact"] in ("serious", "critical")]
