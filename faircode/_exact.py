@@ -60,11 +60,20 @@ def tail_probability(n_a, n_b, total_ones, threshold):
     return p[()] if p.ndim == 0 else p
 
 
+TailRequest = tuple[int, int, int, int]
+"""The arguments (n_a, n_b, total_ones, threshold) of one :func:`tail_probability`."""
+
+
 def permutation_p(ones_a, n_a, ones_b, n_b):
     """Exact two-sided permutation p-value of the gap in means of two 0/1 groups."""
     total_ones = np.asarray(ones_a) + np.asarray(ones_b)
     observed = np.abs(gap_numerator(np.asarray(ones_a), n_a, total_ones, np.asarray(n_a) + n_b))
     return tail_probability(n_a, n_b, total_ones, observed)
+
+
+def permutation_request(ones_a: int, n_a: int, ones_b: int, n_b: int) -> TailRequest:
+    """The tail whose probability is :func:`permutation_p`, for batching many tests in one call."""
+    return n_a, n_b, ones_a + ones_b, abs(_numerator(ones_a, n_a, ones_b, n_b))
 
 
 def largest_gap(strata: Sequence[tuple[int, int, int, int]]) -> tuple[int, Fraction]:
@@ -93,13 +102,24 @@ def stratified_permutation_p(strata: Sequence[tuple[int, int, int, int]]) -> flo
     each factor a hypergeometric tail at the common threshold t (not at the stratum's own
     observed gap). Computed as -expm1(sum log1p(-p_s)) so tiny p-values keep their digits.
     """
+    requests = stratified_requests(strata)
+    if not requests:
+        return 1.0
+    tails = np.atleast_1d(tail_probability(*zip(*requests)))  # one vectorised call for all strata
+    return combine_stratum_tails([float(t) for t in tails])
+
+
+def stratified_requests(strata: Sequence[tuple[int, int, int, int]]) -> list[TailRequest]:
+    """Per stratum, the tail at the common threshold; none when the largest gap is 0 (p = 1)."""
     _, gap = largest_gap(strata)
     if gap == 0:
-        return 1.0
+        return []
     thresholds = stratum_thresholds(strata, gap)
-    tails = [
-        float(tail_probability(s[1], s[3], s[0] + s[2], c)) for s, c in zip(strata, thresholds)
-    ]
+    return [(s[1], s[3], s[0] + s[2], c) for s, c in zip(strata, thresholds)]
+
+
+def combine_stratum_tails(tails: Sequence[float]) -> float:
+    """p of the largest gap from the strata's tails: 1 - prod_s (1 - p_s), digits kept."""
     if any(t >= 1.0 for t in tails):
         return 1.0
     return float(min(1.0, -math.expm1(sum(math.log1p(-t) for t in tails))))

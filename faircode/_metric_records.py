@@ -7,19 +7,22 @@ gap, interval and test of every metric is then a function of those eight counts.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from dataclasses import asdict, dataclass
+import numbers
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, fields
+from functools import cached_property
 
 import numpy as np
 
+from faircode import _exact, _monte_carlo
 from faircode._checks import check_random_state
-from faircode.power import minimum_detectable_gap
-from faircode.significance import (
-    SMALL_SAMPLE_SIZE,
-    SignificanceReport,
-    significance_report_from_counts,
-    stratified_report_from_counts,
-)
+from faircode._report import (SMALL_SAMPLE_SIZE, Settings, SignificanceReport, binary_report, detectable_gap,
+                              percentile_interval)
+from faircode._stratified import stratified_binary_report
+
+Counts = tuple[int, int, int, int]
+PValues = dict[tuple, float]  # exact p-values keyed by a test's counts, or by its strata's counts
+Tables = tuple["GroupConfusion", "GroupConfusion"]  # the disadvantaged group's, then the advantaged's
 
 NOTE_EMPTY = "no {rows} in the {group} group"
 NOTE_RATIO_UNDEFINED = "the advantaged group's selection rate is 0, so the ratio is undefined"
@@ -60,8 +63,12 @@ class MetricRecord:
     note: str = ""
 
     def to_dict(self) -> dict:
-        """The record as a plain dict of its fields."""
-        return asdict(self)
+        """The record as a plain dict of its fields, in field order."""
+        return {name: getattr(self, name) for name in _RECORD_FIELDS}
+
+
+# Every field holds a scalar or a string, so a flat dict is the whole record (no deep copy).
+_RECORD_FIELDS = tuple(f.name for f in fields(MetricRecord))
 
 
 @dataclass(frozen=True)
@@ -107,14 +114,72 @@ class Options:
         """A generator per metric: an int seed restarts, so each metric matches its own call."""
         return check_random_state(self.random_state)
 
-    def resampling(self) -> dict:
-        """The keyword arguments of the significance functions."""
-        return dict(
-            n_resamples=self.n_resamples,
-            n_permutations=self.n_permutations,
-            confidence=self.confidence,
-            alpha=self.alpha,
-        )
+    @cached_property
+    def settings(self) -> Settings:
+        """The significance settings, as :func:`faircode.significance.significance_report` takes them."""
+        return Settings.checked(self.n_resamples, self.n_permutations, self.confidence, self.alpha, "auto", "auto")
+
+    @property
+    def restarts(self) -> bool:
+        """Whether every metric restarts the same random stream (an int seed)."""
+        return isinstance(self.random_state, numbers.Integral) and not isinstance(self.random_state, bool)
+
+
+@dataclass
+class _Tests:
+    """The significance work of the metrics of one pair of confusion tables.
+
+    Work two metrics would repeat is done once: the exact p-values, all computed up front,
+    and, when each metric restarts the same random stream (an int seed), the first
+    bootstrap draws of tests that begin with the same counts (the selection rate's, drawn
+    by demographic parity and the ratio; the true positive rate's, by equal opportunity and
+    equalized odds). Those draws are kept with the generator's state after them, so a later
+    metric continues the stream exactly where its own call would. Restarting the stream
+    resets one generator to the seed's first state rather than seeding a new one.
+    """
+
+    options: Options
+    p_values: PValues
+    repeated: set[Counts]
+    kept: dict[Counts, tuple[np.ndarray, dict]] = field(default_factory=dict)
+    _rng: np.random.Generator | None = None
+    _start: dict | None = None
+
+    def __post_init__(self) -> None:
+        if self.options.restarts:
+            self._rng = self.options.rng()
+            self._start = self._rng.bit_generator.state
+
+    def report(self, counts: Counts) -> tuple[SignificanceReport, np.random.Generator]:
+        """significance_report_from_counts of a metric's counts, with the generator after it."""
+        gaps, rng = self._first_gaps(counts)
+        report = binary_report(counts, self.options.n_resamples, self.options.settings, rng,
+                               exact_p=self.p_values.get(counts), gaps=gaps)
+        return report, rng
+
+    def stratified_report(self, strata: tuple[Counts, ...]) -> SignificanceReport:
+        """stratified_report_from_counts of a metric's strata."""
+        gaps, rng = self._first_gaps(strata[0])
+        return stratified_binary_report(list(strata), self.options.n_resamples, self.options.settings, rng,
+                                        self.p_values.get(strata), first_gaps=gaps)
+
+    def _first_gaps(self, counts: Counts) -> tuple[np.ndarray, np.random.Generator]:
+        rng = self._generator()
+        if counts in self.kept:
+            gaps, state = self.kept[counts]
+            rng.bit_generator.state = state
+            return gaps, rng
+        gaps = _monte_carlo.binomial_gaps(rng, *counts, self.options.n_resamples)
+        if counts in self.repeated:
+            self.kept[counts] = (gaps, rng.bit_generator.state)
+        return gaps, rng
+
+    def _generator(self) -> np.random.Generator:
+        """The metric's generator: the seed's stream from its start, else Options.rng()."""
+        if self._rng is None:
+            return self.options.rng()
+        self._rng.bit_generator.state = self._start
+        return self._rng
 
 
 def confusion_from_codes(y_true, y_pred, codes) -> tuple[GroupConfusion, GroupConfusion]:
@@ -131,81 +196,122 @@ def confusion_from_codes(y_true, y_pred, codes) -> tuple[GroupConfusion, GroupCo
 
 
 
-def compute_record(name: str, dis: GroupConfusion, adv: GroupConfusion, options: Options) -> MetricRecord:
-    """One metric's record from the disadvantaged and advantaged confusion tables."""
+def compute_records(names: list[str], tables: Sequence[Tables], options: Options) -> list[list[MetricRecord]]:
+    """Per pair of confusion tables (disadvantaged, advantaged), the records of the named metrics.
+
+    The exact p-values of every pair are computed first, in one vectorised call.
+    """
+    p_values = _exact_p_values(names, tables) if options.significance else {}
+    records = []
+    for dis, adv in tables:
+        tests = _tests(names, dis, adv, options, p_values) if options.significance else None
+        records.append([_compute_record(name, dis, adv, options, tests) for name in names])
+    return records
+
+
+def _compute_record(name: str, dis, adv, options: Options, tests: _Tests | None) -> MetricRecord:
     if name == "equalized_odds_diff":
-        return _equalized_odds_record(dis, adv, options)
+        return _equalized_odds_record(dis, adv, options, tests)
     if name == "disparate_impact_ratio":
-        return _ratio_record(dis, adv, options)
-    return _gap_record(name, _RATES[_GAP_METRICS[name]], dis, adv, options)
+        return _ratio_record(dis, adv, options, tests)
+    return _gap_record(name, _RATES[_GAP_METRICS[name]], dis, adv, options, tests)
 
 
-def _gap_record(name: str, rate: _Rate, dis, adv, options: Options) -> MetricRecord:
+def _tests(names: list[str], dis: GroupConfusion, adv: GroupConfusion, options: Options, p_values: PValues):
+    first_counts = [_strata(dis, adv)[0] if name == "equalized_odds_diff" else _counts(_rate_of(name), dis, adv)
+                    for name in names]
+    repeated = {c for c in first_counts if first_counts.count(c) > 1} if options.restarts else set()
+    return _Tests(options, p_values, repeated)
+
+
+def _exact_p_values(names: list[str], tables: Sequence[Tables]) -> PValues:
+    """Exact permutation p-values of the metrics in ``names``, keyed by their counts (or strata).
+
+    Every hypergeometric tail they need, for every pair of tables, is computed in one
+    vectorised call, element by element, so each p-value is the one a call of its own
+    would give.
+    """
+    two_group = sorted({c for c in (_counts(_rate_of(name), dis, adv) for name in names
+                                    if name != "equalized_odds_diff" for dis, adv in tables) if c[1] and c[3]})
+    stratified = [] if "equalized_odds_diff" not in names else [
+        strata for strata in dict.fromkeys(_strata(dis, adv) for dis, adv in tables)
+        if all(s[1] and s[3] for s in strata)]
+    strata_requests = [_exact.stratified_requests(strata) for strata in stratified]
+    requests = [_exact.permutation_request(*c) for c in two_group] + [r for group in strata_requests for r in group]
+    tails = iter([float(t) for t in np.atleast_1d(_exact.tail_probability(*zip(*requests)))] if requests else [])
+    p_values: PValues = {counts: next(tails) for counts in two_group}
+    for strata, group in zip(stratified, strata_requests):
+        p_values[strata] = _exact.combine_stratum_tails([next(tails) for _ in group]) if group else 1.0
+    return p_values
+
+
+def _rate_of(name: str) -> _Rate:
+    return _RATES["selection" if name == "disparate_impact_ratio" else _GAP_METRICS[name]]
+
+
+def _counts(rate: _Rate, dis: GroupConfusion, adv: GroupConfusion) -> Counts:
+    return rate.ones(dis), rate.rows(dis), rate.ones(adv), rate.rows(adv)
+
+
+def _strata(dis: GroupConfusion, adv: GroupConfusion) -> tuple[Counts, Counts]:
+    """The true positive rate's counts, then the false positive rate's: equalized odds' strata."""
+    return _counts(_RATES["tpr"], dis, adv), _counts(_RATES["fpr"], dis, adv)
+
+
+def _gap_record(name: str, rate: _Rate, dis, adv, options: Options, tests: _Tests | None) -> MetricRecord:
     counts = (rate.ones(dis), rate.rows(dis), rate.ones(adv), rate.rows(adv))
-    base = _base_record(name, *counts, alpha=options.alpha)
+    record = _base_fields(name, *counts, alpha=options.alpha)
     note = _empty_note(rate, counts)
     if note:
-        return _with(base, note=note)
-    value = base.rate_disadvantaged - base.rate_advantaged
-    if not options.significance:
-        return _with(base, value=value)
-    report = significance_report_from_counts(*counts, random_state=options.rng(), **options.resampling())
-    return _with_report(_with(base, value=value), report)
+        return MetricRecord(**record, note=note)
+    record["value"] = record["rate_disadvantaged"] - record["rate_advantaged"]
+    if tests is not None:
+        record.update(_report_fields(tests.report(counts)[0]))
+    return MetricRecord(**record)
 
 
-def _ratio_record(dis, adv, options: Options) -> MetricRecord:
+def _ratio_record(dis, adv, options: Options, tests: _Tests | None) -> MetricRecord:
     rate = _RATES["selection"]
     counts = (rate.ones(dis), rate.rows(dis), rate.ones(adv), rate.rows(adv))
-    base = _base_record("disparate_impact_ratio", *counts, alpha=options.alpha)
+    record = _base_fields("disparate_impact_ratio", *counts, alpha=options.alpha)
     if counts[2] == 0:
-        return _with(base, note=NOTE_RATIO_UNDEFINED)
-    value = base.rate_disadvantaged / base.rate_advantaged
-    if not options.significance:
-        return _with(base, value=value)
-    rng = options.rng()
-    report = significance_report_from_counts(*counts, random_state=rng, **options.resampling())
-    low, high = _ratio_interval(*counts, options, rng)
-    return _with(_with_report(base, report), value=value, ci_low=low, ci_high=high)
+        return MetricRecord(**record, note=NOTE_RATIO_UNDEFINED)
+    record["value"] = record["rate_disadvantaged"] / record["rate_advantaged"]
+    if tests is not None:
+        report, rng = tests.report(counts)
+        record.update(_report_fields(report))
+        record["ci_low"], record["ci_high"] = _ratio_interval(*counts, options, rng)
+    return MetricRecord(**record)
 
 
-def _equalized_odds_record(dis, adv, options: Options) -> MetricRecord:
-    strata = [
-        (rate.ones(dis), rate.rows(dis), rate.ones(adv), rate.rows(adv))
-        for rate in (_RATES["tpr"], _RATES["fpr"])
-    ]
-    base = _base_record("equalized_odds_diff", 0, dis.total, 0, adv.total, alpha=options.alpha)
-    base = _with(base, rate_disadvantaged=math.nan, rate_advantaged=math.nan)
-    for rate, counts in zip((_RATES["tpr"], _RATES["fpr"]), strata):
+def _equalized_odds_record(dis, adv, options: Options, tests: _Tests | None) -> MetricRecord:
+    rates = (_RATES["tpr"], _RATES["fpr"])
+    strata = _strata(dis, adv)
+    record = _base_fields("equalized_odds_diff", 0, dis.total, 0, adv.total, alpha=options.alpha)
+    record.update(rate_disadvantaged=math.nan, rate_advantaged=math.nan)
+    for rate, counts in zip(rates, strata):
         note = _empty_note(rate, counts)
         if note:
-            return _with(base, note=note, small_sample_warning=True)
+            return MetricRecord(**{**record, "small_sample_warning": True}, note=note)
     gaps = [s[0] / s[1] - s[2] / s[3] for s in strata]
     chosen = 0 if abs(gaps[0]) >= abs(gaps[1]) else 1
     ones_d, n_d, ones_a, n_a = strata[chosen]
-    record = _with(
-        base,
+    record.update(
         value=gaps[chosen],
         rate_disadvantaged=ones_d / n_d,
         rate_advantaged=ones_a / n_a,
         small_sample_warning=any(min(s[1], s[3]) < SMALL_SAMPLE_SIZE for s in strata),
-        minimum_detectable_gap=minimum_detectable_gap(n_d, n_a, alpha=options.alpha),
-        note=NOTE_LARGER_GAP.format(rate=(_RATES["tpr"], _RATES["fpr"])[chosen].rate_name),
+        minimum_detectable_gap=detectable_gap(n_d, n_a, options.alpha),
     )
-    if not options.significance:
-        return record
-    report = stratified_report_from_counts(
-        strata,
-        n_resamples=options.n_resamples,
-        n_permutations=options.n_permutations,
-        confidence=options.confidence,
-        alpha=options.alpha,
-        random_state=options.rng(),
-    )
-    return _with(_with_report(record, report), value=gaps[chosen])
+    note = NOTE_LARGER_GAP.format(rate=rates[chosen].rate_name)
+    if tests is not None:
+        record.update(_report_fields(tests.stratified_report(strata)))
+    return MetricRecord(**record, note=note)
 
 
-def _base_record(name: str, ones_d: int, n_d: int, ones_a: int, n_a: int, *, alpha: float) -> MetricRecord:
-    return MetricRecord(
+def _base_fields(name: str, ones_d: int, n_d: int, ones_a: int, n_a: int, *, alpha: float) -> dict:
+    """The fields every record has, before its value, interval and test are known."""
+    return dict(
         metric=name,
         value=math.nan,
         rate_disadvantaged=ones_d / n_d if n_d else math.nan,
@@ -213,7 +319,7 @@ def _base_record(name: str, ones_d: int, n_d: int, ones_a: int, n_a: int, *, alp
         n_disadvantaged=int(n_d),
         n_advantaged=int(n_a),
         small_sample_warning=min(n_d, n_a) < SMALL_SAMPLE_SIZE,
-        minimum_detectable_gap=minimum_detectable_gap(n_d, n_a, alpha=alpha) if n_d and n_a else math.nan,
+        minimum_detectable_gap=detectable_gap(n_d, n_a, alpha) if n_d and n_a else math.nan,
     )
 
 
@@ -224,19 +330,15 @@ def _empty_note(rate: _Rate, counts: tuple[int, int, int, int]) -> str:
     return ""
 
 
-def _with_report(record: MetricRecord, report: SignificanceReport) -> MetricRecord:
-    return _with(
-        record,
+def _report_fields(report: SignificanceReport) -> dict:
+    """The interval, test and detectable gap of a significance report, as record fields."""
+    return dict(
         ci_low=report.ci_low,
         ci_high=report.ci_high,
         p_value=report.p_value,
         significant=report.significant,
         minimum_detectable_gap=report.minimum_detectable_gap,
     )
-
-
-def _with(record: MetricRecord, **changes) -> MetricRecord:
-    return MetricRecord(**{**asdict(record), **changes})
 
 
 def _ratio_interval(ones_d, n_d, ones_a, n_a, options: Options, rng) -> tuple[float, float]:
@@ -254,11 +356,11 @@ def _ratio_interval(ones_d, n_d, ones_a, n_a, options: Options, rng) -> tuple[fl
 
 
 def _quantiles_allowing_inf(values: np.ndarray, levels) -> tuple[float, float]:
-    """numpy's linear quantiles, where interpolating towards an inf gives inf (not NaN)."""
+    """numpy's linear quantiles (see percentile_interval), where interpolating towards an inf gives inf (not NaN)."""
     finite = values[np.isfinite(values)]
     if finite.size == 0:
         return math.inf, math.inf
     ceiling = float(finite.max())
     stand_in = np.where(np.isinf(values), 4 * abs(ceiling) + 1, values)
-    quantiles = np.quantile(stand_in, levels)
+    quantiles = percentile_interval(stand_in, levels)
     return tuple(math.inf if q > ceiling else float(q) for q in quantiles)

@@ -1,13 +1,16 @@
 """The significance record and the pieces the two-group and stratified tests share.
 
-Validation of resampling settings, counting 0/1 groups, choosing the method, and the
-Monte Carlo p-values; the public functions live in :mod:`faircode.significance`.
+Validation of resampling settings, counting 0/1 groups, choosing the method, the report
+on two 0/1 groups from their counts, the percentile rule of every interval, and the Monte
+Carlo p-values; the public functions live in :mod:`faircode.significance`.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -94,9 +97,50 @@ def make_report(gap, interval, p, n_a, n_b, settings: Settings, exact_p: bool) -
         n_a=int(n_a),
         n_b=int(n_b),
         small_sample_warning=min(n_a, n_b) < SMALL_SAMPLE_SIZE,
-        minimum_detectable_gap=minimum_detectable_gap(n_a, n_b, alpha=settings.alpha),
+        minimum_detectable_gap=detectable_gap(n_a, n_b, settings.alpha),
         n_permutations=None if exact_p else settings.n_permutations,
     )
+
+
+def binary_report(
+    counts: tuple[int, int, int, int],
+    n_resamples: int,
+    settings: Settings,
+    rng: np.random.Generator,
+    exact_p: float | None = None,
+    gaps: np.ndarray | None = None,
+) -> SignificanceReport:
+    """The report on two 0/1 groups from validated counts (ones_a, n_a, ones_b, n_b).
+
+    The interval's binomial draws come first, then, if Monte Carlo, the relabellings, all
+    from ``rng``. Work the caller has already done is passed in: ``exact_p``, the exact
+    p-value (used only when the p-value is exact), and ``gaps``, the interval's resampled
+    gaps, drawn from ``rng`` just before (``rng`` then continues after them).
+    """
+    ones_a, n_a, ones_b, n_b = counts
+    if settings.ci_method == "exact":
+        interval = _exact.bootstrap_quantiles(ones_a, n_a, ones_b, n_b, settings.levels)
+    else:
+        if gaps is None:
+            gaps = _monte_carlo.binomial_gaps(rng, ones_a, n_a, ones_b, n_b, n_resamples)
+        interval = percentile_interval(gaps, settings.levels)
+    if settings.method == "monte_carlo":
+        p = binary_monte_carlo_p(ones_a, n_a, ones_b, n_b, settings.n_permutations, rng)
+    elif exact_p is not None:
+        p = exact_p
+    else:
+        p = float(_exact.permutation_p(ones_a, n_a, ones_b, n_b))
+    gap = ones_a / n_a - ones_b / n_b
+    return make_report(gap, interval, p, n_a, n_b, settings, settings.method != "monte_carlo")
+
+
+@lru_cache(maxsize=4096)
+def detectable_gap(n_a: int, n_b: int, alpha: float) -> float:
+    """:func:`faircode.power.minimum_detectable_gap` at the default rate and power, remembered.
+
+    A pure function of the group sizes, asked for by every record and report of a table.
+    """
+    return minimum_detectable_gap(n_a, n_b, alpha=alpha)
 
 
 def two_groups(a, b) -> tuple[np.ndarray, np.ndarray]:
@@ -140,6 +184,40 @@ def require_binary(*groups: np.ndarray) -> None:
 def interval_levels(confidence: float) -> tuple[float, float]:
     """Quantile levels of a two-sided percentile interval."""
     return ((1 - confidence) / 2, (1 + confidence) / 2)
+
+
+def percentile_interval(values: np.ndarray, levels: Sequence[float]) -> tuple[float, float]:
+    """``np.quantile(values, levels)`` (numpy's linear rule) for two levels, as a pair of floats.
+
+    The same arithmetic as numpy, bit for bit: the virtual index ``(n - 1) q``, the order
+    statistics either side of it found by one partition, and numpy's two-sided linear
+    interpolation. It skips np.quantile's general-purpose set-up, which costs more than
+    the partition itself on a few thousand resampled gaps. Data holding NaN are handed to
+    np.quantile.
+    """
+    size = values.size
+    spots = [_neighbours((size - 1) * level, size) for level in levels]
+    ordered = np.partition(values, sorted({size - 1, *(i for spot in spots for i in spot[:2])}))
+    if math.isnan(ordered[-1]):
+        return as_pair(np.quantile(values, levels))
+    low, high = (_lerp(ordered[below], ordered[above], weight) for below, above, weight in spots)
+    return float(low), float(high)
+
+
+def _neighbours(virtual: float, size: int) -> tuple[int, int, float]:
+    """Indexes of the order statistics around a virtual index, and the weight of the upper one."""
+    if virtual >= size - 1:
+        return size - 1, size - 1, virtual + 1  # numpy marks these with index -1
+    below = math.floor(virtual)
+    return below, below + 1, virtual - below
+
+
+def _lerp(a, b, weight: float):
+    """numpy's linear interpolation: from a when the weight is under 1/2, else back from b."""
+    difference = b - a
+    if weight >= 0.5:
+        return b - difference * (1 - weight)
+    return a + difference * weight
 
 
 def as_pair(values) -> tuple[float, float]:

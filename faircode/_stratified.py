@@ -27,13 +27,13 @@ from faircode._report import (
     SignificanceReport,
     checked_counts,
     counts,
+    detectable_gap,
     float_tolerance,
     interval_levels,
-    as_pair,
+    percentile_interval,
     resolve_method,
 )
 from faircode.exceptions import InvalidInputError
-from faircode.power import minimum_detectable_gap
 
 NO_EXACT_STRATIFIED_INTERVAL = (
     "stratified_bootstrap_ci has no exact method; use method='monte_carlo' or 'auto'."
@@ -116,7 +116,7 @@ def stratified_bootstrap_ci(
             gaps.append(_monte_carlo.binomial_gaps(rng, *counts(a, b), n_resamples))
         else:
             gaps.append(_monte_carlo.resampled_gaps(rng, a, b, n_resamples))
-    return as_pair(np.quantile(_signed_largest(np.array(gaps)), levels))
+    return percentile_interval(_signed_largest(np.array(gaps)), levels)
 
 
 def stratified_report_from_counts(
@@ -141,11 +141,31 @@ def stratified_report_from_counts(
     tables = [checked_counts(*s) for s in strata]
     if not tables:
         raise InvalidInputError(NO_STRATA.format(count=0))
-    rng = check_random_state(random_state)
-    gaps = np.array([_monte_carlo.binomial_gaps(rng, *s, n_resamples) for s in tables])
-    interval = np.quantile(_signed_largest(gaps), settings.levels)
+    return stratified_binary_report(tables, n_resamples, settings, check_random_state(random_state))
+
+
+def stratified_binary_report(
+    tables: list[tuple[int, int, int, int]],
+    n_resamples: int,
+    settings: Settings,
+    rng: np.random.Generator,
+    exact_p: float | None = None,
+    first_gaps: np.ndarray | None = None,
+) -> SignificanceReport:
+    """:func:`stratified_report_from_counts` on validated strata.
+
+    Work the caller has already done is passed in: ``exact_p``, the exact p-value (used
+    only when the p-value is exact), and ``first_gaps``, the first stratum's resampled
+    gaps, drawn from ``rng`` just before (``rng`` then continues after them).
+    """
+    drawn = [] if first_gaps is None else [first_gaps]
+    drawn += [_monte_carlo.binomial_gaps(rng, *s, n_resamples) for s in tables[len(drawn):]]
+    gaps = np.array(drawn)
+    interval = percentile_interval(_signed_largest(gaps), settings.levels)
     if settings.method == "monte_carlo":
-        p = _stratified_binary_monte_carlo_p(tables, n_permutations, rng)
+        p = _stratified_binary_monte_carlo_p(tables, settings.n_permutations, rng)
+    elif exact_p is not None:
+        p = exact_p
     else:
         p = _exact.stratified_permutation_p(tables)
     index, _ = _exact.largest_gap(tables)
@@ -159,8 +179,8 @@ def stratified_report_from_counts(
         n_a=sum(s[1] for s in tables),
         n_b=sum(s[3] for s in tables),
         small_sample_warning=any(min(s[1], s[3]) < SMALL_SAMPLE_SIZE for s in tables),
-        minimum_detectable_gap=minimum_detectable_gap(n_a, n_b, alpha=settings.alpha),
-        n_permutations=n_permutations if settings.method == "monte_carlo" else None,
+        minimum_detectable_gap=detectable_gap(n_a, n_b, settings.alpha),
+        n_permutations=settings.n_permutations if settings.method == "monte_carlo" else None,
     )
 
 

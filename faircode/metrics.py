@@ -53,7 +53,7 @@ from faircode._metric_records import (
     GroupConfusion,
     MetricRecord,
     Options,
-    compute_record,
+    compute_records,
     confusion_from_codes,
 )
 
@@ -146,7 +146,7 @@ def metric_records(
     """
     confusion = count_confusion(y_true, y_pred, group)
     options = _options(significance, n_resamples, n_permutations, confidence, alpha, random_state)
-    return [compute_record(name, *confusion, options) for name in _checked_metrics(metrics)]
+    return compute_records(_checked_metrics(metrics), [confusion], options)[0]
 
 
 def fairness_report(
@@ -196,14 +196,14 @@ def fairness_report(
     y_true, y_pred = _checked_labels(y_true, y_pred)
     options = _options(significance, n_resamples, n_permutations, confidence, alpha, random_state)
     names = _checked_metrics(metrics)
-    rows = []
+    attributes, confusions = [], []
     for attribute, mask in _mask_items(masks):
         codes = as_group_mask(mask, f"masks[{attribute!r}]")
         check_same_length(y_true=y_true, **{f"masks[{attribute!r}]": codes})
-        confusion = confusion_from_codes(y_true, y_pred, codes)
-        for name in names:
-            rows.append({"protected_attribute": attribute, **compute_record(name, *confusion, options).to_dict()})
-    return _as_table(rows)
+        confusions.append(confusion_from_codes(y_true, y_pred, codes))
+        attributes.extend([attribute] * len(names))
+    records = [record for group in compute_records(names, confusions, options) for record in group]
+    return _as_table(attributes, records)
 
 
 def demographic_parity_diff(y_true, y_pred, group, **options) -> MetricRecord:
@@ -323,7 +323,28 @@ def _mask_items(masks) -> list[tuple[str, object]]:
     return [(str(name), mask) for name, mask in masks.items()]
 
 
-def _as_table(rows: list[dict]) -> pd.DataFrame:
-    table = pd.DataFrame(rows, columns=list(COLUMNS))
-    table["significant"] = table["significant"].astype("boolean")
-    return table
+# The record fields of a fixed numpy type; the text columns are left to pandas to type.
+_TYPED_COLUMNS = {
+    **dict.fromkeys(("value", "rate_disadvantaged", "rate_advantaged", "ci_low", "ci_high", "p_value",
+                     "minimum_detectable_gap"), np.float64),
+    **dict.fromkeys(("n_disadvantaged", "n_advantaged"), np.int64),
+    "small_sample_warning": np.bool_,
+}
+
+
+def _as_table(attributes: list[str], records: list[MetricRecord]) -> pd.DataFrame:
+    """One row per record, built column by column with each column's type given, not inferred."""
+    if not records:
+        table = pd.DataFrame([], columns=list(COLUMNS))
+        table["significant"] = table["significant"].astype("boolean")
+        return table
+    columns: dict[str, object] = {"protected_attribute": attributes}
+    for name in COLUMNS[1:]:
+        values = [getattr(record, name) for record in records]
+        if name in _TYPED_COLUMNS:
+            columns[name] = np.array(values, dtype=_TYPED_COLUMNS[name])
+        elif name == "significant":
+            columns[name] = pd.array(values, dtype="boolean")
+        else:
+            columns[name] = values
+    return pd.DataFrame(columns, columns=list(COLUMNS))

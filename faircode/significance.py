@@ -29,8 +29,6 @@ with labels shuffled within each stratum.
 
 from __future__ import annotations
 
-import numpy as np
-
 from faircode import _exact, _monte_carlo
 from faircode._checks import check_one_of, check_open_unit, check_positive_int, check_random_state, is_binary
 from faircode._multiple_testing import ADJUSTMENTS, P_OUT_OF_RANGE, adjust_p_values, format_p
@@ -43,10 +41,12 @@ from faircode._report import (
     SignificanceReport,
     as_pair,
     binary_monte_carlo_p,
+    binary_report,
     checked_counts,
     counts,
     interval_levels,
     make_report,
+    percentile_interval,
     require_binary,
     resolve_method,
     shuffled_monte_carlo_p,
@@ -157,7 +157,7 @@ def bootstrap_ci(
         gaps = _monte_carlo.binomial_gaps(rng, *counts(a, b), n_resamples)
     else:
         gaps = _monte_carlo.resampled_gaps(rng, a, b, n_resamples)
-    return as_pair(np.quantile(gaps, levels))
+    return percentile_interval(gaps, levels)
 
 
 def significance_report(
@@ -212,7 +212,7 @@ def significance_report(
     resolve_method(method, a, b)
     resolve_method(ci_method, a, b)
     rng = check_random_state(random_state)
-    low, high = np.quantile(_monte_carlo.resampled_gaps(rng, a, b, n_resamples), settings.levels)
+    low, high = percentile_interval(_monte_carlo.resampled_gaps(rng, a, b, n_resamples), settings.levels)
     p = shuffled_monte_carlo_p(a, b, n_permutations, rng)
     return make_report(float(a.mean() - b.mean()), (low, high), p, a.size, b.size, settings, False)
 
@@ -238,16 +238,5 @@ def significance_report_from_counts(
     the metrics use once they have counted a confusion table.
     """
     settings = Settings.checked(n_resamples, n_permutations, confidence, alpha, method, ci_method)
-    ones_a, n_a, ones_b, n_b = checked_counts(ones_a, n_a, ones_b, n_b)
-    rng = check_random_state(random_state)
-    if settings.ci_method == "exact":
-        interval = _exact.bootstrap_quantiles(ones_a, n_a, ones_b, n_b, settings.levels)
-    else:
-        gaps = _monte_carlo.binomial_gaps(rng, ones_a, n_a, ones_b, n_b, n_resamples)
-        interval = np.quantile(gaps, settings.levels)
-    if settings.method == "monte_carlo":
-        p = binary_monte_carlo_p(ones_a, n_a, ones_b, n_b, n_permutations, rng)
-    else:
-        p = float(_exact.permutation_p(ones_a, n_a, ones_b, n_b))
-    gap = ones_a / n_a - ones_b / n_b
-    return make_report(gap, interval, p, n_a, n_b, settings, settings.method != "monte_carlo")
+    counted = checked_counts(ones_a, n_a, ones_b, n_b)
+    return binary_report(counted, n_resamples, settings, check_random_state(random_state))

@@ -192,12 +192,28 @@ def ordered_pages(pages: list[Page], themes: tuple[str, ...]) -> list[Page]:
     return sorted(pages, key=lambda p: (rank.get(p.front.theme, len(rank)), p.front.theme, p.front.order, p.front.title))
 
 
+PAGE_HREF = re.compile(r"^([a-z0-9]+(?:-[a-z0-9]+)*)\.(?:html|md)(?:#.*)?$")
+
+
 # -- Site --------------------------------------------------------------------------------
+
+def linked_slugs(page: Page) -> set[str]:
+    """The slugs of the site's pages that the prose of ``page`` already links to."""
+    slugs = set()
+    for token in page.tokens:
+        for child in token.children or ():
+            match = PAGE_HREF.match(str(child.attrGet("href") or "")) if child.type == "link_open" else None
+            if match:
+                slugs.add(match.group(1))
+    return slugs
+
 
 def _page_context(page: Page, by_slug: dict[str, Page], prev: Page | None, nxt: Page | None) -> dict:
     link = lambda p: {"slug": p.slug, "title": p.front.title, "summary": p.front.summary} if p else None  # noqa: E731
+    # The aside lists the related pages the author has not already linked (and explained) in the prose.
+    unlinked = [s for s in page.front.related if s in by_slug and s not in linked_slugs(page)]
     return {"page": page, "front": page.front, "title": page.front.title, "toc": toc_entries(page),
-            "related": [link(by_slug[s]) for s in page.front.related if s in by_slug],
+            "related": [link(by_slug[s]) for s in unlinked],
             "prev": link(prev), "next": link(nxt)}
 
 

@@ -7,6 +7,7 @@ import hashlib
 import json
 import shlex
 import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +38,15 @@ def inputs_digest(step: Step, root: Path) -> str:
     return digest.hexdigest()
 
 
+def command_line(run: str) -> list[str]:
+    """The step's command as arguments; a leading ``python`` is the interpreter running the
+    build, so a step uses the same environment whether or not a virtualenv is activated."""
+    argv = shlex.split(run)
+    if argv and argv[0] in ("python", "python3"):
+        argv[0] = sys.executable
+    return argv
+
+
 def run_step(step: Step, root: Path, stamps: dict[str, str], force: bool = False) -> StepResult:
     """Run ``step`` unless its inputs are unchanged since its last success. Raises
     :class:`SiteBuildError` with the command's exit status and the end of its output."""
@@ -45,7 +55,7 @@ def run_step(step: Step, root: Path, stamps: dict[str, str], force: bool = False
         return StepResult(step.name, False, 0.0)
     started = time.monotonic()
     try:
-        done = subprocess.run(shlex.split(step.run), cwd=root, capture_output=True, text=True)
+        done = subprocess.run(command_line(step.run), cwd=root, capture_output=True, text=True)
     except OSError as error:
         raise SiteBuildError(f"site.yaml step '{step.name}': could not start `{step.run}` ({error}); check the command") from error
     if done.returncode != 0:

@@ -120,3 +120,16 @@ def test_search_index_cannot_close_its_script():
 def test_pygments_css_has_light_and_dark_rules():
     css = pygments_css()
     assert ".highlight .k" in css and '[data-theme="dark"] .highlight .k' in css and "prefers-color-scheme: dark" in css
+
+
+def test_related_aside_leaves_out_pages_the_prose_already_links(tmp_path):
+    from sitebuild.render import linked_slugs
+
+    linked = page(tmp_path)
+    assert linked_slugs(linked) == {"other"}
+    other = page(tmp_path, "other.md", "---\ntitle: Other\nsummary: The other page.\n---\n\n# A heading\n")
+    unlinked = page(tmp_path, "third.md", "---\ntitle: Third\nsummary: Links nothing.\nrelated: [other]\n---\n\nText.\n")
+    site = render_site([linked, other, unlinked], {}, [], templates=TEMPLATES, site_title="Site")
+    assert 'id="related-h"' not in site.files["render-me.html"].decode()
+    third = site.files["third.html"].decode()
+    assert 'id="related-h"' in third and '<a href="other.html">Other</a>' in third

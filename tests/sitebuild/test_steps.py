@@ -43,3 +43,12 @@ def test_failing_step_is_a_clear_error(tmp_path):
 def test_missing_command_is_a_clear_error(tmp_path):
     with pytest.raises(SiteBuildError, match="could not start `no-such-command-here`"):
         run_steps((Step(name="x", run="no-such-command-here"),), tmp_path, tmp_path / "steps.json")
+
+
+def test_a_python_step_runs_with_the_interpreter_of_the_build():
+    import sys
+
+    from sitebuild.steps import command_line
+
+    assert command_line("python -m tool --out 'a b'") == [sys.executable, "-m", "tool", "--out", "a b"]
+    assert command_line("make results") == ["make", "results"]
