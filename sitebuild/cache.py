@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from sitebuild.execute import ExecutedPage, InlineValue
+from sitebuild.files import write_text_atomic
 from sitebuild.outputs import Output
 from sitebuild.read import Page
 from sitebuild.stamp import RACY_NS
@@ -65,7 +66,7 @@ class FileHasher:
     def save(self) -> None:
         """Write the memo back (atomically) if it changed."""
         if self.changed:
-            _write_atomic(self.memo_path, json.dumps(self.memo, sort_keys=True))
+            write_text_atomic(self.memo_path, json.dumps(self.memo, sort_keys=True))
             self.changed = False
 
 
@@ -75,13 +76,6 @@ def _package_stamp(path: str) -> list | None:
     except OSError:
         return None
     return [path, stat.st_size, stat.st_mtime_ns]
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
 
 
 @dataclass
@@ -143,7 +137,7 @@ class ExecutionCache:
         }
         key = page_key(page)
         entry = {"format": CACHE_FORMAT, "key": key, "slug": page.slug, "deps": deps, "result": _encode(result)}
-        _write_atomic(self.entry_path(key), json.dumps(entry))
+        write_text_atomic(self.entry_path(key), json.dumps(entry))
 
     def save(self) -> None:
         """Persist the file-hash memo."""

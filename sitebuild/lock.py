@@ -20,13 +20,12 @@ the output line first and its position (block, output, line, index) second.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 from typing import Any, Iterable
 
 from sitebuild.errors import SourceError
+from sitebuild.files import write_text_atomic
 
 LOCK_VERSION = 1
 LOCK_FILENAME = "quotes.lock.json"
@@ -116,26 +115,7 @@ def lock_text(entries: Iterable[LockEntry]) -> str:
 def save_lock(path: str | Path, entries: Iterable[LockEntry]) -> None:
     """Write ``entries`` to ``path`` atomically (a temporary file, then a rename), so a
     failure leaves the previous lock as it was."""
-    path = Path(path)
-    text = lock_text(entries)
-    handle, temporary = tempfile.mkstemp(prefix=".quotes-", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-        os.chmod(temporary, file_mode(path))
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
-def file_mode(path: Path) -> int:
-    """The permissions for a file written in place of ``path``: those of the file it
-    replaces, or 0o644 for a new one (a temporary file is created private)."""
-    try:
-        return path.stat().st_mode & 0o777
-    except OSError:
-        return 0o644
+    write_text_atomic(path, lock_text(entries))
 
 
 def entries_for_page(entries: Iterable[LockEntry], page: str) -> list[LockEntry]:

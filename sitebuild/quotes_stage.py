@@ -9,19 +9,17 @@ no lock entry and no mark (their value is already the output)."""
 
 from __future__ import annotations
 
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from sitebuild.check import Problem
 from sitebuild.errors import SourceError
 from sitebuild.execute import ExecutedPage
+from sitebuild.files import write_text_atomic
 from sitebuild.lock import (
     LOCK_FILENAME,
     LockEntry,
     drop_missing_pages,
-    file_mode,
     load_lock,
     lock_text,
     replace_page_entries,
@@ -164,7 +162,7 @@ def fix_quotes(run: QuoteRun) -> list[PageFix]:
         outcome = fix_page(page.text, quotes)
         lock = replace_page_entries(lock, page.rel_path, outcome.lock_entries)
         if outcome.fixed:
-            _write_atomic(page.path, outcome.text)
+            write_text_atomic(page.path, outcome.text)
         if outcome.fixed or outcome.left:
             fixes.append(PageFix(page.rel_path, unified_diff(page.text, outcome.text, page.rel_path),
                                  outcome.fixed, outcome.left))
@@ -183,15 +181,3 @@ def page_marks(quotes: PageQuotes, include_problems: bool) -> PageMarks:
     line; stale and unverified ones are marked only when ``include_problems``."""
     return {key: [(offset, Annotation(mark.text, mark.status, mark.anchor, mark.title)) for offset, mark in marks]
             for key, marks in marks_by_child(quotes, include_problems=include_problems).items()}
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
-            stream.write(text)
-        os.chmod(temporary, file_mode(path))
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise

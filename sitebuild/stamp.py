@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import time
 from pathlib import Path
+
+from sitebuild.files import write_text_atomic
 
 STAMP_FORMAT = 1
 #: Files modified this recently may change again within the same timestamp tick, so a
@@ -60,10 +61,7 @@ def read_stamp(path: Path) -> dict:
 
 def write_stamp(path: Path, stamp: dict) -> None:
     """Record the stamp of a successful build (atomically)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps({"format": STAMP_FORMAT, **stamp}, sort_keys=True), encoding="utf-8")
-    os.replace(tmp, path)
+    write_text_atomic(path, json.dumps({"format": STAMP_FORMAT, **stamp}, sort_keys=True))
 
 
 def is_up_to_date(path: Path, out: Path, root: Path, source: Path, templates: Path, options: dict) -> bool:

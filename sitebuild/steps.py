@@ -14,6 +14,7 @@ from pathlib import Path
 
 from sitebuild.config import Step
 from sitebuild.errors import SiteBuildError
+from sitebuild.files import write_text_atomic
 
 OUTPUT_TAIL = 20
 
@@ -78,6 +79,5 @@ def run_steps(steps: tuple[Step, ...], root: Path, stamp_file: Path, force: bool
             results.append(run_step(step, root, stamps, force))
     finally:
         if steps:
-            stamp_file.parent.mkdir(parents=True, exist_ok=True)
-            stamp_file.write_text(json.dumps(stamps, sort_keys=True), encoding="utf-8")
+            write_text_atomic(stamp_file, json.dumps(stamps, sort_keys=True))
     return results

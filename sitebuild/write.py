@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 from sitebuild.render import RenderedSite
+from sitebuild.files import write_text_atomic
 
 
 def _fill(folder: Path, site: RenderedSite, static: Path | None) -> None:
@@ -43,7 +44,6 @@ def write_scripts(scripts: dict[Path, str]) -> list[Path]:
     for path, text in scripts.items():
         if path.exists() and path.read_text(encoding="utf-8") == text:
             continue
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        write_text_atomic(path, text)
         written.append(path)
     return written

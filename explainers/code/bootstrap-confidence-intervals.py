@@ -1,0 +1,117 @@
+# Generated from explainers/bootstrap-confidence-intervals.md by `python build.py`: edit the Markdown, not this file.
+# Run from the repository root: PYTHONPATH=. python explainers/code/bootstrap-confidence-intervals.py
+
+# --- block 1 (explainers/bootstrap-confidence-intervals.md, line 53) ---
+import numpy as np
+import pandas as pd
+
+results = pd.read_csv("results/results_fairness.csv")
+compas = results[(results.audit == "compas") & (results.strategy == "baseline")]
+
+
+def result_row(model, attribute, metric):
+    """One benchmark row: the gap, its interval and the two group sizes."""
+    return compas[(compas.model == model) & (compas.protected_attribute == attribute)
+                  & (compas.metric == metric)].iloc[0]
+
+
+chosen = [("compas_score", "race", "demographic_parity_diff"),
+          ("compas_score", "race_x_sex", "equal_opportunity_diff"),
+          ("logistic_regression", "race_x_sex", "predictive_parity_diff")]
+for model, attribute, metric in chosen:
+    r = result_row(model, attribute, metric)
+    print(f"{model} / {attribute} / {metric}")
+    print(f"  gap {r.value:+.3f}, 95% interval {r.ci_low:+.3f} to {r.ci_high:+.3f}"
+          f" (width {r.ci_high - r.ci_low:.3f}), p {r.p_value:.2g}")
+    print(f"  groups of {r.n_disadvantaged} and {r.n_advantaged},"
+          f" small-sample warning {r.small_sample_warning}")
+
+# --- block 2 (explainers/bootstrap-confidence-intervals.md, line 98) ---
+from scipy.stats import bootstrap
+from faircode.benchmark import load_audit
+from faircode.significance import bootstrap_ci
+
+audit = load_audit("compas")
+score = audit.manifest.deployed_scores[0]              # decile_score, at least 5
+test = audit.idx_test
+flagged = (audit.df[score.column].to_numpy()[test] >= score.at_least).astype(float)
+reoffended = audit.y.to_numpy()[test] == 1
+race = audit.masks["race"].to_numpy()[test]            # 1 = African-American, 0 = Caucasian
+race_sex = audit.masks["race_x_sex"].to_numpy()[test]  # 1 = African-American men, 0 = Caucasian women
+print(f"flagged when {score.column} is at least {score.at_least:g}; {len(test)} test rows")
+
+
+def bootstrap_by_hand(a, b, n_resamples=2000, confidence=0.95, seed=0):
+    """Percentile interval of mean(a) - mean(b); each group resampled to its own size."""
+    rng = np.random.default_rng(seed)
+    gaps = np.empty(n_resamples)
+    for i in range(n_resamples):
+        gaps[i] = rng.choice(a, len(a)).mean() - rng.choice(b, len(b)).mean()
+    tail = (1 - confidence) / 2
+    return np.quantile(gaps, [tail, 1 - tail])
+
+
+def gap(a, b, axis=-1):
+    return a.mean(axis=axis) - b.mean(axis=axis)
+
+
+groups = {
+    "flag rate by race (demographic parity)": (flagged[race == 1], flagged[race == 0]),
+    "flag rate among reoffenders, race x sex (equal opportunity)":
+        (flagged[reoffended & (race_sex == 1)], flagged[reoffended & (race_sex == 0)]),
+}
+for name, (a, b) in groups.items():
+    print(f"{name}: groups of {len(a)} and {len(b)}, gap {gap(a, b):+.3f}")
+    scipy_ci = bootstrap((a, b), gap, n_resamples=2000, method="percentile",
+                         rng=1).confidence_interval
+    intervals = {
+        "by hand": bootstrap_by_hand(a, b),
+        "faircode binomial": bootstrap_ci(a, b, n_resamples=2000, random_state=0),
+        "faircode exact": bootstrap_ci(a, b, method="exact"),
+        "scipy.stats.bootstrap": (scipy_ci.low, scipy_ci.high),
+    }
+    for method, (low, high) in intervals.items():
+        print(f"  {method:22} {low:+.3f} to {high:+.3f}")
+
+# --- block 3 (explainers/bootstrap-confidence-intervals.md, line 158) ---
+from scipy.stats import binomtest
+
+r = result_row("logistic_regression", "race_x_sex", "predictive_parity_diff")
+print(f"advantaged group: {r.n_advantaged} people flagged, rate {r.rate_advantaged:.2f}")
+n, ones = int(r.n_advantaged), int(round(r.n_advantaged * r.rate_advantaged))
+group = np.r_[np.ones(ones), np.zeros(n - ones)]
+rng = np.random.default_rng(0)
+resampled = {rng.choice(group, n).mean() for _ in range(2000)}
+print(f"2000 bootstrap resamples of that group give {len(resampled)} distinct rate(s):",
+      ", ".join(f"{rate:.2f}" for rate in sorted(resampled)))
+exact = binomtest(ones, n).proportion_ci(0.95)
+print(f"exact (Clopper-Pearson) 95% interval for that group's rate:"
+      f" {exact.low:.3f} to {exact.high:.3f}")
+
+# --- block 4 (explainers/bootstrap-confidence-intervals.md, line 185) ---
+import matplotlib.pyplot as plt
+from faircode.plots import forest_plot
+
+metrics = ["demographic_parity_diff", "equal_opportunity_diff", "false_positive_rate_diff",
+           "predictive_parity_diff", "accuracy_diff"]
+forest = compas[(compas.model == "compas_score") & compas.metric.isin(metrics)].copy()
+forest["order"] = forest.metric.map({m: i for i, m in enumerate(metrics)})
+forest = forest.sort_values(["protected_attribute", "order"]).reset_index(drop=True)
+metric_names = forest.metric.str.removesuffix("_diff").str.replace("_", " ")
+forest["row"] = forest.protected_attribute + ": " + metric_names
+forest["smaller_group"] = forest[["n_disadvantaged", "n_advantaged"]].min(axis=1)
+
+fig, ax = plt.subplots(figsize=(8.5, 7))
+forest_plot(forest, label="row", highlight="significant", ax=ax)
+for y, size in zip(range(len(forest) - 1, -1, -1), forest.smaller_group):   # first row on top
+    ax.text(1.01, y, f"{size}", transform=ax.get_yaxis_transform(), va="center",
+            fontsize=8, color="#555555")
+ax.tick_params(axis="y", labelsize=8)
+ax.set_xlabel("gap (disadvantaged - advantaged) with 95% bootstrap interval")
+fig.tight_layout()
+plt.show()
+
+clear_of_zero = (forest.ci_low > 0) | (forest.ci_high < 0)
+for r in forest[clear_of_zero & ~forest.significant.astype(bool)].itertuples():
+    print(f"interval clear of zero, p-value not below alpha: {r.row},"
+          f" {r.ci_low:+.3f} to {r.ci_high:+.3f}, p {r.p_value:.3f}")

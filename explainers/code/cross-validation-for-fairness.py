@@ -1,0 +1,113 @@
+# Generated from explainers/cross-validation-for-fairness.md by `python build.py`: edit the Markdown, not this file.
+# Run from the repository root: PYTHONPATH=. python explainers/code/cross-validation-for-fairness.py
+
+# --- block 1 (explainers/cross-validation-for-fairness.md, line 46) ---
+import numpy as np
+from sklearn.model_selection import StratifiedKFold, train_test_split
+from faircode.benchmark import load_audit
+from faircode.models import build_model
+from faircode.significance import significance_report
+
+
+def fit_predict(audit, train, test, seed):
+    """Train a logistic regression on the core features; predict the test rows."""
+    model = build_model("logistic_regression", seed).fit(audit.X_core.iloc[train], audit.y.iloc[train])
+    return model.predict(audit.X_core.iloc[test]).astype(float)
+
+
+def gap_report(predicted, group):
+    """Gap in the predicted rate, disadvantaged (1) minus advantaged (0), with faircode's interval."""
+    return significance_report(predicted[group == 1], predicted[group == 0])
+
+
+def single_split(audit, group, seed):
+    """The benchmark's recipe: one split stratified on the label, with another seed."""
+    train, test = train_test_split(np.arange(len(group)), test_size=audit.manifest.test_size,
+                                   random_state=seed, stratify=audit.y)
+    return gap_report(fit_predict(audit, train, test, seed), group[test])
+
+
+def cross_validated(audit, group, n_splits=5, seed=0):
+    """Per-fold gap reports and every row's out-of-fold prediction, folds stratified on label x group."""
+    strata = 2 * group + audit.y.to_numpy()
+    folds = StratifiedKFold(n_splits=n_splits, shuffle=True, random_state=seed)
+    predicted = np.empty(len(group))
+    reports = []
+    for train, test in folds.split(audit.X_core, strata):
+        predicted[test] = fit_predict(audit, train, test, seed)
+        reports.append(gap_report(predicted[test], group[test]))
+    return reports, predicted
+
+
+german = load_audit("german_credit_lending")
+age = german.masks["age"].to_numpy().astype(int)       # 1 = the young group
+print(f"{len(age)} applicants, {age.sum()} of them aged {german.df.age[age == 1].max()} or under")
+
+r = single_split(german, age, german.manifest.random_state)
+print(f"single split, seed {german.manifest.random_state}: gap {r.gap:+.3f} "
+      f"[{r.ci_low:+.3f}, {r.ci_high:+.3f}], p {r.p_value:.3f}, {r.n_a} young of {r.n_a + r.n_b} test rows")
+
+folds, out_of_fold = cross_validated(german, age)
+fold_gaps = np.array([f.gap for f in folds])
+print("5 folds:", " ".join(f"{g:+.3f}" for g in fold_gaps),
+      f"| mean {fold_gaps.mean():+.3f}, sd {fold_gaps.std(ddof=1):.3f}")
+r = gap_report(out_of_fold, age)
+print(f"pooled out-of-fold: gap {r.gap:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}], "
+      f"p {r.p_value:.4f}, {r.n_a} young of {r.n_a + r.n_b} rows")
+
+# --- block 2 (explainers/cross-validation-for-fairness.md, line 112) ---
+singles = np.array([single_split(german, age, seed).gap for seed in range(30)])
+repeats = [cross_validated(german, age, seed=seed)[0] for seed in range(6)]
+repeat_folds = np.array([[f.gap for f in folds] for folds in repeats])
+cv_means = repeat_folds.mean(axis=1)
+print(f"30 single splits:     mean {singles.mean():+.3f}, sd {singles.std(ddof=1):.3f}, "
+      f"range {singles.min():+.3f} to {singles.max():+.3f}")
+print(f"6 five-fold repeats:  mean {cv_means.mean():+.3f}, sd {cv_means.std(ddof=1):.3f}, "
+      f"range {cv_means.min():+.3f} to {cv_means.max():+.3f}")
+print(f"all {repeat_folds.size} folds:         sd {repeat_folds.std(ddof=1):.3f}")
+
+# --- block 3 (explainers/cross-validation-for-fairness.md, line 136) ---
+benefits = load_audit("benefits_denial")
+sex = benefits.masks["sex"].to_numpy().astype(int)     # 1 = women
+print(f"{len(sex)} adults, {sex.sum()} of them women")
+
+r_single = single_split(benefits, sex, benefits.manifest.random_state)
+print(f"single split, seed {benefits.manifest.random_state}: gap {r_single.gap:+.4f} "
+      f"[{r_single.ci_low:+.4f}, {r_single.ci_high:+.4f}], {r_single.n_a} women of {r_single.n_a + r_single.n_b}")
+benefit_folds, benefit_oof = cross_validated(benefits, sex)
+benefit_gaps = np.array([f.gap for f in benefit_folds])
+print("5 folds:", " ".join(f"{g:+.4f}" for g in benefit_gaps),
+      f"| mean {benefit_gaps.mean():+.4f}, sd {benefit_gaps.std(ddof=1):.4f}")
+r_pooled = gap_report(benefit_oof, sex)
+print(f"pooled out-of-fold: gap {r_pooled.gap:+.4f} [{r_pooled.ci_low:+.4f}, {r_pooled.ci_high:+.4f}]")
+
+# --- block 4 (explainers/cross-validation-for-fairness.md, line 162) ---
+import matplotlib.pyplot as plt
+
+fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.5))
+jitter = np.random.default_rng(1)
+columns = [("single splits\n(30 seeds)", singles), (f"folds\n({repeat_folds.size})", repeat_folds.ravel()),
+           ("cross-validated\nmeans (6)", cv_means)]
+for x, (label, values) in enumerate(columns):
+    left.scatter(x + jitter.uniform(-0.12, 0.12, len(values)), values, alpha=0.7, color="#1f4e79", s=22)
+left.axhline(gap_report(out_of_fold, age).gap, color="#e6550d", linestyle="--", linewidth=1,
+             label="pooled out-of-fold gap")
+left.axhline(0, color="grey", linewidth=0.8)
+left.set_xticks(range(len(columns)))
+left.set_xticklabels([label for label, _ in columns])
+left.set_ylabel("gap in share rated bad (young minus older)")
+left.set_title("German Credit Lending, age")
+left.legend(frameon=False)
+
+rows = [(f"fold {i + 1}", f) for i, f in enumerate(benefit_folds)]
+rows += [("single split", r_single), ("pooled out-of-fold", r_pooled)]
+for i, (label, r) in enumerate(rows):
+    colour = "#e6550d" if label.startswith("pooled") else "#1f4e79"
+    right.errorbar(r.gap, i, xerr=[[r.gap - r.ci_low], [r.ci_high - r.gap]], fmt="o", color=colour, capsize=3)
+right.set_yticks(range(len(rows)))
+right.set_yticklabels([label for label, _ in rows])
+right.invert_yaxis()
+right.set_xlabel("gap in share flagged (women minus men), 95% interval")
+right.set_title("Benefits Denial, sex")
+fig.tight_layout()
+plt.show()

@@ -1,0 +1,76 @@
+# Generated from explainers/demographic-parity.md by `python build.py`: edit the Markdown, not this file.
+# Run from the repository root: PYTHONPATH=. python explainers/code/demographic-parity.py
+
+# --- block 1 (explainers/demographic-parity.md, line 59) ---
+import numpy as np
+import pandas as pd
+from faircode.benchmark import load_audit
+from faircode.metrics import disparate_impact_ratio
+
+hiring = load_audit("hiring_callbacks")
+called = hiring.y.to_numpy()                      # 1 = the employer called back (favourable)
+race = hiring.masks["race"].to_numpy()            # 1 = Black-sounding name, 0 = white-sounding
+
+rates = pd.Series(called).groupby(race).mean()    # by hand: the callback rate of each group
+print(f"callback rate: Black names {rates[1]:.4f}, white names {rates[0]:.4f}")
+print(f"gap {rates[1] - rates[0]:+.4f}, ratio {rates[1] / rates[0]:.4f}")
+
+FOUR_FIFTHS = 0.8
+favourable = []                                   # (label, ratio record) pairs for the figure
+for attribute in ("race", "gender", "race_x_gender"):
+    group = hiring.masks[attribute].to_numpy()
+    ratio = disparate_impact_ratio(called, called, group, significance=True)
+    favourable.append((f"Hiring: {attribute}", ratio))
+    print(f"{attribute:13s} rates {ratio.rate_disadvantaged:.4f} vs {ratio.rate_advantaged:.4f} "
+          f"(n {ratio.n_disadvantaged} vs {ratio.n_advantaged}) | ratio {ratio.value:.3f}, "
+          f"95% interval {ratio.ci_low:.3f} to {ratio.ci_high:.3f}, p {ratio.p_value:.2g} | "
+          f"under four-fifths: {ratio.value < FOUR_FIFTHS}")
+
+# --- block 2 (explainers/demographic-parity.md, line 107) ---
+from faircode.models import build_model
+
+benefits = load_audit("benefits_denial")
+train, test = benefits.idx_train, benefits.idx_test
+model = build_model("logistic_regression", random_state=42)
+model.fit(benefits.X_core.iloc[train], benefits.y.iloc[train])
+flagged = model.predict(benefits.X_core.iloc[test])        # 1 = flagged ineligible (the harm)
+outcome = benefits.y.to_numpy()[test]
+
+compas = load_audit("compas")
+high_risk = (compas.df["decile_score"] >= 5).astype(int).to_numpy()   # the deployed score's cut
+audits = [("Benefits", benefits.masks, test, outcome, flagged, ("sex", "race", "age")),
+          ("COMPAS", compas.masks, slice(None), compas.y.to_numpy(), high_risk, ("race",))]
+
+adverse = []                                      # ratios of the harm, for the figure
+for name, masks, rows, truth, harm_decision, attributes in audits:
+    for attribute in attributes:
+        group = masks[attribute].to_numpy()[rows]
+        harm = disparate_impact_ratio(truth, harm_decision, group, significance=True)
+        kept = disparate_impact_ratio(1 - truth, 1 - harm_decision, group, significance=True)
+        adverse.append((f"{name}: {attribute}", harm))
+        favourable.append((f"{name}: {attribute}", kept))
+        print(f"{name} {attribute:4s} flagged {harm.rate_disadvantaged:.3f} vs {harm.rate_advantaged:.3f}, "
+              f"ratio of harm {harm.value:.2f} | not flagged {kept.rate_disadvantaged:.3f} vs "
+              f"{kept.rate_advantaged:.3f}, ratio {kept.value:.3f} "
+              f"[{kept.ci_low:.3f}, {kept.ci_high:.3f}], p {kept.p_value:.2g}")
+
+# --- block 3 (explainers/demographic-parity.md, line 148) ---
+import matplotlib.pyplot as plt
+
+fig, ax = plt.subplots(figsize=(7.5, 4.2))
+labels = [label for label, _ in favourable]
+for y, (label, record) in enumerate(favourable):
+    colour = "tab:red" if record.value < FOUR_FIFTHS else "tab:blue"
+    ax.errorbar(record.value, y, xerr=[[record.value - record.ci_low], [record.ci_high - record.value]],
+                fmt="o", color=colour, capsize=3)
+for label, record in adverse:
+    y = labels.index(label)
+    ax.plot(record.value, y, "o", mfc="white", mec="grey")
+ax.axvline(1.0, color="black", lw=1)
+ax.axvline(FOUR_FIFTHS, color="tab:red", lw=1, ls="--")
+ax.set_yticks(range(len(labels)), labels)
+ax.invert_yaxis()
+ax.set_xlabel("disparate impact ratio (disadvantaged / advantaged)")
+ax.set_title("Favourable outcome (filled) and harmful label (hollow)")
+fig.tight_layout()
+plt.show()

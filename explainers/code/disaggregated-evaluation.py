@@ -1,0 +1,102 @@
+# Generated from explainers/disaggregated-evaluation.md by `python build.py`: edit the Markdown, not this file.
+# Run from the repository root: PYTHONPATH=. python explainers/code/disaggregated-evaluation.py
+
+# --- block 1 (explainers/disaggregated-evaluation.md, line 50) ---
+import numpy as np
+import pandas as pd
+from scipy.stats import binomtest
+from faircode.benchmark import load_audit
+from faircode.significance import SMALL_SAMPLE_SIZE, significance_report
+
+audit = load_audit("compas")
+score = audit.manifest.deployed_scores[0]          # the deployed COMPAS decile score
+rows = pd.DataFrame({
+    "race": audit.df["race"],
+    "sex": audit.df["sex"],
+    "flagged": (audit.df[score.column] >= score.at_least).astype(int),
+    "reoffended": audit.y.to_numpy(),
+})
+did_not_reoffend = rows[rows.reoffended == 0]
+print(f"{len(rows)} defendants, {len(did_not_reoffend)} of whom did not reoffend; "
+      f"flagged at decile {score.at_least:g} or more")
+print(f"everyone: accuracy {np.mean(rows.flagged == rows.reoffended):.3f}, "
+      f"false positive rate {did_not_reoffend.flagged.mean():.3f}")
+print(f"small-sample flag below {SMALL_SAMPLE_SIZE} rows")
+
+# --- block 2 (explainers/disaggregated-evaluation.md, line 78) ---
+def false_positive_rates(rows, by):
+    """Per group: rows, accuracy, the false positive rate with its exact 95% interval,
+    and the false negative rate (reoffenders not flagged)."""
+    table = []
+    for key, group in rows.groupby(by):
+        negatives = group[group.reoffended == 0]
+        n, flagged = len(negatives), int(negatives.flagged.sum())
+        interval = binomtest(flagged, n).proportion_ci(0.95) if n else (np.nan, np.nan)
+        table.append({
+            "group": " ".join(key) if isinstance(key, tuple) else key,
+            "rows": len(group),
+            "accuracy": np.mean(group.flagged == group.reoffended),
+            "negatives": n,
+            "fpr": flagged / n if n else np.nan,
+            "low": interval[0],
+            "high": interval[1],
+            "fnr": 1 - group[group.reoffended == 1].flagged.mean(),
+            "small": n < SMALL_SAMPLE_SIZE,
+        })
+    return pd.DataFrame(table)
+
+
+def show(table):
+    print(f"{'group':24s} {'rows':>5} {'accuracy':>8} {'FNR':>6} {'non-reoff.':>10} {'FPR':>6}  95% interval")
+    for r in table.itertuples():
+        rate = f"{r.fpr:6.3f}  [{r.low:.3f}, {r.high:.3f}]" if r.negatives else "   n/a" + " " * 16
+        print(f"{r.group:24s} {r.rows:5d} {r.accuracy:8.3f} {r.fnr:6.3f} {r.negatives:10d} {rate}"
+              + ("  small sample" if r.small else ""))
+
+
+show(false_positive_rates(rows, "race"))
+print()
+cells = false_positive_rates(rows, ["race", "sex"])
+show(cells)
+
+# --- block 3 (explainers/disaggregated-evaluation.md, line 139) ---
+from faircode.metrics import fairness_report
+
+report = fairness_report(rows.reoffended, rows.flagged,
+                         {name: audit.masks[name] for name in ("race", "sex", "race_x_sex")},
+                         metrics=["accuracy_diff", "false_positive_rate_diff"], significance=True)
+for r in report.itertuples():
+    print(f"{r.protected_attribute:10s} {r.metric:24s} gap {r.value:+.3f} "
+          f"[{r.ci_low:+.3f}, {r.ci_high:+.3f}] p {r.p_value:.2g} | "
+          f"n {r.n_disadvantaged} vs {r.n_advantaged} | detectable {r.minimum_detectable_gap:.3f}")
+
+# --- block 4 (explainers/disaggregated-evaluation.md, line 158) ---
+print(f"{'':18s} men minus women, false positive rate")
+for race in ["African-American", "Caucasian", "Hispanic", "Other", "all races"]:
+    subset = did_not_reoffend if race == "all races" else did_not_reoffend[did_not_reoffend.race == race]
+    men = subset.flagged[subset.sex == "Male"]
+    women = subset.flagged[subset.sex == "Female"]
+    r = significance_report(men, women, random_state=0)
+    print(f"{race:18s} gap {r.gap:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}] p {r.p_value:.3f} "
+          f"(n {r.n_a} men, {r.n_b} women)")
+
+# --- block 5 (explainers/disaggregated-evaluation.md, line 177) ---
+import matplotlib.pyplot as plt
+
+shown = cells[cells.negatives > 0].sort_values("fpr").reset_index(drop=True)
+overall = did_not_reoffend.flagged.mean()
+fig, ax = plt.subplots(figsize=(7.5, 4.8))
+for i, r in shown.iterrows():
+    ax.errorbar(r.fpr, i, xerr=[[r.fpr - r.low], [r.high - r.fpr]], fmt="o", color="#1f4e79",
+                markerfacecolor="white" if r.small else "#1f4e79", capsize=3)
+ax.axvline(overall, color="grey", linestyle="--", linewidth=1, label="everyone")
+ax.plot([], [], "o", color="#1f4e79", label="cell")
+ax.plot([], [], "o", color="#1f4e79", markerfacecolor="white", label=f"under {SMALL_SAMPLE_SIZE} non-reoffenders")
+ax.legend(frameon=False, loc="center right")
+ax.set_yticks(range(len(shown)))
+ax.set_yticklabels([f"{r.group} (n={r.negatives})" for r in shown.itertuples()])
+ax.set_xlim(-0.02, 1)
+ax.set_xlabel("false positive rate among people who did not reoffend (exact 95% interval)")
+ax.set_title("COMPAS score, flagged medium or high risk, by race and sex")
+fig.tight_layout()
+plt.show()

@@ -1,0 +1,76 @@
+# Generated from explainers/label-bias.md by `python build.py`: edit the Markdown, not this file.
+# Run from the repository root: PYTHONPATH=. python explainers/code/label-bias.py
+
+# --- block 1 (explainers/label-bias.md, line 57) ---
+import numpy as np
+import pandas as pd
+from faircode.benchmark import load_audit
+from faircode.models import build_model
+
+compas = load_audit("compas")
+train, test = compas.idx_train, compas.idx_test
+truth = compas.y.to_numpy()                          # treated as the real outcome in this simulation
+race = compas.masks["race"].to_numpy()               # 1 = Black, 0 = white, NaN = other
+white_reoffenders = np.flatnonzero((race == 0) & (truth == 1))
+
+def recorded_label(share, rng):
+    """The outcome as recorded when a random `share` of white reoffences goes unrecorded."""
+    recorded = truth.copy()
+    recorded[white_reoffenders[rng.random(len(white_reoffenders)) < share]] = 0
+    return recorded
+
+def gaps(flagged, outcome, group):
+    """Black minus white: base rate, selection rate and accuracy, against `outcome`."""
+    black, white = group == 1, group == 0
+    correct = flagged == outcome
+    return {"base rate": outcome[black].mean() - outcome[white].mean(),
+            "selection": flagged[black].mean() - flagged[white].mean(),
+            "accuracy": correct[black].mean() - correct[white].mean(),
+            "white accuracy": correct[white].mean()}
+
+rows = []
+for share in (0.0, 0.15, 0.3, 0.45):
+    for draw in range(10):                               # ten random recordings per share
+        recorded = recorded_label(share, np.random.default_rng(draw))
+        model = build_model("logistic_regression", random_state=42)
+        flagged = model.fit(compas.X.iloc[train], recorded[train]).predict(compas.X.iloc[test])
+        for view, outcome in (("measured", recorded[test]), ("true", truth[test])):
+            rows.append({"share unrecorded": share, "draw": draw, "view": view,
+                         **gaps(flagged, outcome, race[test])})
+
+results = pd.DataFrame(rows)
+summary = results.groupby(["share unrecorded", "view"]).mean().drop(columns="draw")
+print(summary.round(3).to_string())
+
+# --- block 2 (explainers/label-bias.md, line 120) ---
+from faircode.metrics import accuracy_diff
+
+recorded = recorded_label(0.3, np.random.default_rng(0))
+model = build_model("logistic_regression", random_state=42)
+flagged = model.fit(compas.X.iloc[train], recorded[train]).predict(compas.X.iloc[test])
+for view, outcome in (("measured", recorded[test]), ("true", truth[test])):
+    r = accuracy_diff(outcome, flagged, race[test], significance=True)
+    print(f"{view:8s} accuracy Black {r.rate_disadvantaged:.4f} white {r.rate_advantaged:.4f} "
+          f"gap {r.value:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}] p {r.p_value:.3f}")
+
+# --- block 3 (explainers/label-bias.md, line 139) ---
+import matplotlib.pyplot as plt
+
+panels = [("base rate", "base-rate gap (Black − white)"), ("selection", "selection-rate gap (no label)"),
+          ("accuracy", "accuracy gap (Black − white)")]
+fig, axes = plt.subplots(1, 3, figsize=(10, 3.4))
+for ax, (column, title) in zip(axes, panels):
+    for view, colour in (("measured", "tab:orange"), ("true", "tab:blue")):
+        if column == "selection" and view == "true":
+            continue                                    # the same decisions: no label involved
+        part = results[results["view"] == view].groupby("share unrecorded")[column]
+        colour = "grey" if column == "selection" else colour
+        ax.plot(part.mean().index, part.mean(), "o-", color=colour,
+                label="against the record" if view == "measured" else "against the truth")
+        ax.fill_between(part.mean().index, part.min(), part.max(), color=colour, alpha=0.2)
+    ax.axhline(0, color="black", lw=0.8)
+    ax.set_title(title, fontsize=10)
+    ax.set_xlabel("share of white reoffences unrecorded")
+axes[0].legend(fontsize=8)
+fig.tight_layout()
+plt.show()

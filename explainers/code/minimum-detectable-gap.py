@@ -1,0 +1,71 @@
+# Generated from explainers/minimum-detectable-gap.md by `python build.py`: edit the Markdown, not this file.
+# Run from the repository root: PYTHONPATH=. python explainers/code/minimum-detectable-gap.py
+
+# --- block 2 (explainers/minimum-detectable-gap.md, line 46) ---
+import numpy as np
+import pandas as pd
+from scipy.stats import norm
+from faircode.power import minimum_detectable_gap, power_at_gap, simulated_power
+
+ALPHA, POWER = 0.05, 0.80
+multiplier = norm.ppf(1 - ALPHA / 2) + norm.ppf(POWER)
+print(f"multiplier z(1 - alpha/2) + z(power) = {multiplier:.3f}")
+print("detectable gap for two equal groups (rate 0.5):")
+for n in (25, 50, 100, 200, 500, 1000, 5000):
+    by_hand = multiplier * np.sqrt(0.5 * 0.5 * (2 / n))
+    print(f"  {n:5d} per group: {minimum_detectable_gap(n, n, alpha=ALPHA, power=POWER):.3f}"
+          f" (by hand {by_hand:.3f})")
+
+# --- block 3 (explainers/minimum-detectable-gap.md, line 74) ---
+print("planted gap = the detectable gap; share of 4,000 simulated audits that detect it:")
+for n in (25, 100, 500, 1000):
+    gap = minimum_detectable_gap(n, n)
+    detected = simulated_power(n, n, gap, n_sim=4000, random_state=n)
+    formula = power_at_gap(n, n, gap)
+    print(f"  {n:5d} per group, gap {gap:.3f}: detected in {detected:.1%} (formula: {formula:.1%})")
+
+# --- block 4 (explainers/minimum-detectable-gap.md, line 96) ---
+results = pd.read_csv("results/results_fairness.csv")
+rows = results[(results.strategy == "unawareness_proxy_removal")
+               & (results.model == "logistic_regression")
+               & (results.metric == "demographic_parity_diff")].copy()
+n_a, n_b = rows.n_disadvantaged, rows.n_advantaged
+rows["detectable"] = [minimum_detectable_gap(a, b) for a, b in zip(n_a, n_b)]
+print("matches the minimum_detectable_gap column of results/:",
+      np.allclose(rows.detectable, rows.minimum_detectable_gap))
+
+pooled = (rows.rate_disadvantaged * n_a + rows.rate_advantaged * n_b) / (n_a + n_b)
+rows["at_own_rate"] = [minimum_detectable_gap(a, b, rate=p) if 0 < p < 1 else np.nan
+                       for a, b, p in zip(n_a, n_b, pooled)]
+
+rows["rate"] = pooled
+print(f"\n{'audit / attribute':38} {'n (disadv, adv)':>16} {'rate':>5} {'detectable':>10}"
+      f" {'at own rate':>11} {'observed':>9} {'p-value':>9}")
+for r in rows.sort_values("detectable", ascending=False).itertuples():
+    sizes = f"{r.n_disadvantaged}, {r.n_advantaged}"
+    own = "n/a" if np.isnan(r.at_own_rate) else f"{r.at_own_rate:.3f}"
+    p_value = "< 1e-300" if r.p_value == 0 else f"{r.p_value:.2g}"  # so small it underflowed
+    print(f"{r.audit + ' / ' + r.protected_attribute:38} {sizes:>16} {r.rate:5.3f}"
+          f" {r.detectable:10.3f} {own:>11} {r.value:+9.3f} {p_value:>9}")
+
+# --- block 5 (explainers/minimum-detectable-gap.md, line 144) ---
+import matplotlib.pyplot as plt
+from faircode.plots import power_curve
+
+cases = [("german_credit_lending", "age"), ("insurance_denial", "sex"), ("benefits_denial", "sex")]
+picked = [rows[(rows.audit == audit) & (rows.protected_attribute == attribute)].iloc[0]
+          for audit, attribute in cases]
+sizes = {f"{r.audit} / {r.protected_attribute} ({r.n_disadvantaged}, {r.n_advantaged})":
+         (int(r.n_disadvantaged), int(r.n_advantaged)) for r in picked}
+fig, ax = plt.subplots(figsize=(8, 4))
+power_curve(sizes, gaps=np.linspace(0, 0.4, 161), ax=ax)
+planted = np.arange(0.04, 0.40, 0.04)
+for line, r, (a, b) in zip(ax.get_lines(), picked, sizes.values()):
+    colour = line.get_color()
+    simulated = [simulated_power(a, b, g, n_sim=1000, random_state=7) for g in planted]
+    ax.plot(planted, simulated, "o", ms=4, color=colour)
+    ax.plot([abs(r.value)] * 2, [0, 0.06], color=colour, lw=3)  # the observed gap
+ax.set_xlabel("true gap in rates (absolute)")
+ax.legend(frameon=False, fontsize=8, loc="lower right")
+fig.tight_layout()
+plt.show()

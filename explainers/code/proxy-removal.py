@@ -1,0 +1,81 @@
+# Generated from explainers/proxy-removal.md by `python build.py`: edit the Markdown, not this file.
+# Run from the repository root: PYTHONPATH=. python explainers/code/proxy-removal.py
+
+# --- block 1 (explainers/proxy-removal.md, line 50) ---
+import numpy as np
+import pandas as pd
+
+results = pd.read_csv("results/results_fairness.csv")
+chosen = results[(results["model"] == "logistic_regression") & (results["seed"] == 42)
+                 & (results["metric"] == "demographic_parity_diff")
+                 & results["strategy"].isin(["baseline", "unawareness_proxy_removal"])
+                 & results["audit"].isin(["benefits_denial", "compas"])
+                 & results["protected_attribute"].isin(["sex", "race", "age"])]
+table = chosen.pivot_table(index=["audit", "protected_attribute"], columns="strategy",
+                           values=["value", "ci_low", "ci_high", "p_adjusted"])
+for (audit, attribute), row in table.iterrows():
+    before, after = row["value", "baseline"], row["value", "unawareness_proxy_removal"]
+    print(f"{audit:15s} {attribute:4s} baseline {before:+.3f} "
+          f"[{row['ci_low', 'baseline']:+.3f}, {row['ci_high', 'baseline']:+.3f}] | unaware {after:+.3f} "
+          f"[{row['ci_low', 'unawareness_proxy_removal']:+.3f}, {row['ci_high', 'unawareness_proxy_removal']:+.3f}] "
+          f"adjusted p {row['p_adjusted', 'unawareness_proxy_removal']:.1e} | kept {after / before:.0%} of the gap")
+
+# --- block 2 (explainers/proxy-removal.md, line 84) ---
+from scipy.stats import mannwhitneyu
+from sklearn.metrics import roc_auc_score, roc_curve
+from faircode.benchmark import load_audit
+from faircode.models import build_model
+from faircode.strategies import encode_features
+
+def attribute_scores(audit, attribute, features):
+    """Scores of a classifier predicting group membership from `features`, on the test rows."""
+    group = audit.masks[attribute].to_numpy()            # 1 / 0, NaN for rows in neither group
+    train = audit.idx_train[~np.isnan(group[audit.idx_train])]
+    test = audit.idx_test[~np.isnan(group[audit.idx_test])]
+    classifier = build_model("logistic_regression", random_state=42)
+    classifier.fit(features.iloc[train], group[train])
+    return group[test], classifier.predict_proba(features.iloc[test])[:, 1]
+
+curves = {}
+for slug, attributes in (("benefits_denial", ("sex", "race", "age")), ("compas", ("race", "sex"))):
+    audit = load_audit(slug)
+    proxies = encode_features(audit.df, list(audit.manifest.proxies))
+    for attribute in attributes:
+        group, score = attribute_scores(audit, attribute, audit.X_core)
+        auc = roc_auc_score(group, score)
+        pairs = (group == 1).sum() * (group == 0).sum()
+        u_auc = mannwhitneyu(score[group == 1], score[group == 0]).statistic / pairs
+        curves[f"{audit.manifest.name}: {attribute}"] = roc_curve(group, score)[:2]
+        line = f"{slug:15s} {attribute:4s} from the remaining features AUC {auc:.3f} (Mann-Whitney {u_auc:.3f})"
+        if slug == "benefits_denial":
+            _, proxy_score = attribute_scores(audit, attribute, proxies)
+            line += f" | from the removed proxies alone {roc_auc_score(group, proxy_score):.3f}"
+        print(line)
+
+# --- block 3 (explainers/proxy-removal.md, line 130) ---
+import matplotlib.pyplot as plt
+
+fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+for y, ((audit_slug, attribute), row) in enumerate(table.iterrows()):
+    for strategy, colour in (("baseline", "grey"), ("unawareness_proxy_removal", "tab:blue")):
+        value = row["value", strategy]
+        left.errorbar(value, y, xerr=[[value - row["ci_low", strategy]], [row["ci_high", strategy] - value]],
+                      fmt="o", color=colour, capsize=3,
+                      label=("baseline" if strategy == "baseline" else "unaware") if y == 0 else None)
+    left.annotate("", xy=(row["value", "unawareness_proxy_removal"], y), xytext=(row["value", "baseline"], y),
+                  arrowprops={"arrowstyle": "->", "color": "tab:blue", "lw": 0.8})
+left.axvline(0, color="black", lw=0.8)
+left.set_yticks(range(len(table)), [f"{a.replace('_', ' ')}: {b}" for a, b in table.index])
+left.invert_yaxis()
+left.set_xlabel("selection-rate gap (disadvantaged − advantaged)")
+left.legend(loc="upper right", fontsize=8)
+
+for label, (fpr, tpr) in curves.items():
+    right.plot(fpr, tpr, label=label)
+right.plot([0, 1], [0, 1], color="lightgrey", ls=":")
+right.set_xlabel("false positive rate")
+right.set_ylabel("true positive rate")
+right.set_title("predicting the attribute from the remaining features", fontsize=10)
+right.legend(fontsize=8, loc="lower right")
+fig.tight_layout()
+plt.show()

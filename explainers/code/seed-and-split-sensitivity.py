@@ -1,0 +1,84 @@
+# Generated from explainers/seed-and-split-sensitivity.md by `python build.py`: edit the Markdown, not this file.
+# Run from the repository root: PYTHONPATH=. python explainers/code/seed-and-split-sensitivity.py
+
+# --- block 1 (explainers/seed-and-split-sensitivity.md, line 53) ---
+import numpy as np
+import pandas as pd
+from faircode.benchmark import load_audit
+from faircode.datasets import split_indices
+from faircode.models import build_model
+from faircode.significance import permutation_test
+
+resplit = load_audit("german_credit_lending", random_state=7)
+same = load_audit("german_credit_lending")
+_, test_rows = split_indices(same.y, same.manifest.test_size, 7)
+print("load_audit(random_state=7) and split_indices(seed 7) pick the same test rows:",
+      np.array_equal(resplit.idx_test, test_rows))
+
+
+def one_split(audit, attribute, seed):
+    """Split with `seed`, train the benchmark's model, measure the gap and its p-value."""
+    train, test = split_indices(audit.y, audit.manifest.test_size, seed)
+    model = build_model("logistic_regression", random_state=seed)
+    model.fit(audit.X_core.iloc[train], audit.y.iloc[train])
+    decision = model.predict(audit.X_core.iloc[test])
+    group = audit.masks[attribute].to_numpy()[test]
+    a, b = decision[group == 1], decision[group == 0]
+    return {"gap": a.mean() - b.mean(), "p": permutation_test(a, b, method="exact"),
+            "accuracy": np.mean(decision == audit.y.to_numpy()[test]), "n_test": len(test)}
+
+# --- block 2 (explainers/seed-and-split-sensitivity.md, line 83) ---
+from scipy.stats import norm
+from threadpoolctl import threadpool_limits
+
+SEEDS = range(30)
+BENCHMARK_SEED = 42
+results = pd.read_csv("results/results_fairness.csv")
+sweeps = {}
+for slug, attribute in [("german_credit_lending", "age"), ("benefits_denial", "sex")]:
+    audit = load_audit(slug)
+    with threadpool_limits(limits=1):  # many small fits run faster on one thread each
+        runs = pd.DataFrame([one_split(audit, attribute, seed) for seed in SEEDS])
+        benchmark = one_split(audit, attribute, BENCHMARK_SEED)
+    sweeps[audit.manifest.name] = (runs, benchmark)
+    row = results[(results.audit == slug) & (results.protected_attribute == attribute)
+                  & (results.strategy == "unawareness_proxy_removal")
+                  & (results.model == "logistic_regression")
+                  & (results.metric == "demographic_parity_diff")].iloc[0]
+    gap = runs["gap"]
+    print(f"{audit.manifest.name} ({attribute}): {len(audit.df)} rows,"
+          f" {benchmark['n_test']} in each test set")
+    print(f"  seed {BENCHMARK_SEED}: gap {benchmark['gap']:+.4f}, p {benchmark['p']:.3g};"
+          f" results/ has {row.value:+.4f}")
+    print(f"  {len(runs)} other seeds: mean {gap.mean():+.4f}, sd {gap.std():.4f}, "
+          f"range {gap.min():+.4f} to {gap.max():+.4f}")
+    flipped = np.mean(np.sign(gap) != np.sign(benchmark["gap"]))
+    print(f"  significant (p < 0.05) in {np.mean(runs['p'] < 0.05):.0%} of the splits;"
+          f" sign opposite to seed {BENCHMARK_SEED} in {flipped:.0%}")
+    print(f"  standard error implied by the seed-{BENCHMARK_SEED} bootstrap interval: "
+          f"{(row.ci_high - row.ci_low) / (2 * norm.ppf(0.975)):.4f}")
+    print(f"  accuracy: seed {BENCHMARK_SEED} {benchmark['accuracy']:.3f}; "
+          f"mean {runs['accuracy'].mean():.3f}, sd {runs['accuracy'].std():.3f}")
+
+# --- block 3 (explainers/seed-and-split-sensitivity.md, line 139) ---
+import matplotlib.pyplot as plt
+
+fig, ax = plt.subplots(figsize=(9, 3.2))
+jitter = np.random.default_rng(0)
+for row, (name, (runs, benchmark)) in enumerate(sweeps.items()):
+    height = row + jitter.uniform(-0.18, 0.18, len(runs))
+    significant = runs["p"].to_numpy() < 0.05
+    ax.scatter(runs["gap"][significant], height[significant], s=28, color="#1f3b73",
+               label="p < 0.05" if row else None)
+    ax.scatter(runs["gap"][~significant], height[~significant], s=28, facecolors="none",
+               edgecolors="#1f3b73", label="not significant" if row else None)
+    ax.scatter(benchmark["gap"], row, marker="D", s=60, color="#c0392b", zorder=3,
+               label=f"seed {BENCHMARK_SEED} (the benchmark)" if row else None)
+ax.axvline(0, color="grey", lw=1)
+ax.set_yticks(range(len(sweeps)),
+              [f"{name}\n({attribute})" for name, attribute in zip(sweeps, ["age", "sex"])])
+ax.set_ylim(-0.6, len(sweeps) - 0.4)
+ax.set_xlabel("gap in adverse-decision rate (disadvantaged - advantaged)")
+ax.legend(frameon=False, fontsize=8, loc="upper right")
+fig.tight_layout()
+plt.show()

@@ -1,0 +1,124 @@
+# Generated from explainers/stratified-test-sets.md by `python build.py`: edit the Markdown, not this file.
+# Run from the repository root: PYTHONPATH=. python explainers/code/stratified-test-sets.py
+
+# --- block 1 (explainers/stratified-test-sets.md, line 52) ---
+import numpy as np
+from sklearn.model_selection import train_test_split
+from faircode.benchmark import load_audit
+from faircode.models import build_model
+from faircode.power import minimum_detectable_gap
+from faircode.significance import significance_report
+
+audit = load_audit("german_credit_lending")
+young = audit.masks["age"].to_numpy()       # 1 = the young group, 0 = older
+y = audit.y.to_numpy()                      # 1 = rated a bad credit risk
+rows = np.arange(len(y))
+print(f"{len(y)} applicants: {int(young.sum())} aged {audit.df.age[young == 1].max()} or under ({young.mean():.1%}), "
+      f"{int((young == 0).sum())} older")
+print(f"rated bad: {y[young == 1].mean():.3f} of the young, {y[young == 0].mean():.3f} of the older")
+
+# --- block 2 (explainers/stratified-test-sets.md, line 73) ---
+TEST_ROWS = 200
+young_in_random_test = np.array([
+    int(young[train_test_split(rows, test_size=TEST_ROWS, random_state=seed)[1]].sum())
+    for seed in range(200)
+])
+print(f"random split, 200 seeds: young applicants in the test set median "
+      f"{np.median(young_in_random_test):.0f}, range {young_in_random_test.min()} to {young_in_random_test.max()}")
+
+cell = 2 * young + y                        # four strata: age group x label
+_, test = train_test_split(rows, test_size=TEST_ROWS, random_state=0, stratify=cell)
+print(f"stratified by age group x label: {int(young[test].sum())} young applicants, "
+      f"{int(y[test][young[test] == 1].sum())} of them rated bad")
+
+# --- block 3 (explainers/stratified-test-sets.md, line 97) ---
+def balanced_split(per_group, seed):
+    """A test set with per_group rows from each age group, stratified on the label within it."""
+    test = []
+    for group in (0, 1):
+        members = rows[young == group]
+        _, picked = train_test_split(members, test_size=per_group, random_state=seed, stratify=y[members])
+        test.append(picked)
+    test = np.concatenate(test)
+    return np.setdiff1d(rows, test), test
+
+
+def split(design, seed):
+    if design == "random":
+        return train_test_split(rows, test_size=TEST_ROWS, random_state=seed)
+    if design == "stratified":
+        return train_test_split(rows, test_size=TEST_ROWS, random_state=seed, stratify=cell)
+    return balanced_split(TEST_ROWS // 2, seed)
+
+
+def audit_once(design, seed):
+    train, test = split(design, seed)
+    model = build_model("logistic_regression", seed).fit(audit.X_core.iloc[train], y[train])
+    rated_bad = model.predict(audit.X_core.iloc[test]).astype(float)
+    group = young[test]
+    r = significance_report(rated_bad[group == 1], rated_bad[group == 0], random_state=seed)
+    return r.n_a, r.gap, r.ci_high - r.ci_low, r.minimum_detectable_gap, r.p_value
+
+
+print(f"{'design':11s} {'young test rows':>16} {'gap mean':>9} {'gap sd':>7} {'interval width':>15} "
+      f"{'detectable gap':>15} {'p < 0.05':>9}")
+designs = {}
+for design in ("random", "stratified", "balanced"):
+    designs[design] = np.array([audit_once(design, seed) for seed in range(30)])
+    n, gap, width, detectable, p = designs[design].T
+    print(f"{design:11s} {np.median(n):6.0f} ({n.min():.0f} to {n.max():.0f}) {gap.mean():+9.3f} "
+          f"{gap.std(ddof=1):7.3f} {np.median(width):15.3f} {np.median(detectable):15.3f} {np.mean(p < 0.05):9.0%}")
+
+# --- block 4 (explainers/stratified-test-sets.md, line 157) ---
+share = young.mean()
+
+
+def rows_per_group(target):
+    """Smallest n with a minimum detectable gap of at most target for two groups of n."""
+    n = 2
+    while minimum_detectable_gap(n, n) > target:
+        n += 1
+    return n
+
+
+def rows_drawn_at_random(target, share):
+    """Smallest total when the small group is only its population share of the rows."""
+    total = 10
+    while minimum_detectable_gap(round(total * share), total - round(total * share)) > target:
+        total += 1
+    return total
+
+
+print("rows to label for 80% power at alpha 0.05 (rate 0.5, the worst case)")
+for target in (0.20, 0.15, 0.10, 0.05):
+    n = rows_per_group(target)
+    total = rows_drawn_at_random(target, share)
+    print(f"gap {target:.2f}: balanced {n} per group = {2 * n} rows | "
+          f"at random {total} rows, of which {round(total * share)} young")
+
+# --- block 5 (explainers/stratified-test-sets.md, line 191) ---
+import matplotlib.pyplot as plt
+
+fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+left.hist(young_in_random_test, bins=range(young_in_random_test.min(), young_in_random_test.max() + 2),
+          color="#9ecae1", edgecolor="white")
+left.axvline(int(young[test].sum()), color="#1f4e79", linewidth=2, label="stratified split")
+left.set_xlabel("young applicants in a 200-row test set")
+left.set_ylabel("random splits (of 200)")
+left.set_title("A random split decides the small group's size")
+left.legend(frameon=False)
+
+totals = np.arange(40, 4001, 20)
+right.plot(totals, [minimum_detectable_gap(t // 2, t - t // 2) for t in totals],
+           color="#1f4e79", label="balanced: half the rows from each group")
+right.plot(totals, [minimum_detectable_gap(round(t * share), t - round(t * share)) for t in totals],
+           color="#e6550d", label=f"at random: the young are {share:.0%} of rows")
+for target in (0.20, 0.10, 0.05):
+    right.axhline(target, color="grey", linestyle=":", linewidth=1)
+right.set_xscale("log")
+right.set_xlabel("rows labelled (log scale)")
+right.set_ylabel("minimum detectable gap (80% power)")
+right.set_title("What a test set of each size can detect")
+right.legend(frameon=False)
+fig.tight_layout()
+plt.show()
