@@ -24,6 +24,7 @@ could not be located in the source, which only happens with escapes or entities)
 from __future__ import annotations
 
 import re
+import string
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
@@ -176,7 +177,16 @@ def _locate(lines: list[str], line_index: int, last_line: int, column: int, cont
         found = lines[candidate].find(content, start)
         if found >= 0:
             return candidate, found
+        if candidate == line_index and _escaped_form(content).search(lines[candidate], start):
+            break  # here, written with escapes or entities: not verbatim on a later line
     return line_index, None
+
+
+def _escaped_form(content: str) -> re.Pattern:
+    """A pattern for ``content`` as the source may spell it: any punctuation backslash-
+    escaped or written as an HTML entity."""
+    parts = [rf"(?:\\?{re.escape(ch)}|&#?\w+;)" if ch in string.punctuation else re.escape(ch) for ch in content]
+    return re.compile("".join(parts))
 
 
 def _numbers_of_text(

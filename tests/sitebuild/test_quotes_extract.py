@@ -93,6 +93,11 @@ def test_sentence_context_masks_numbers_and_ignores_other_sentences():
     assert sentence_context(line.replace("Before 3", "Earlier 9"), line.index("-0.0509")) == "The gap is # on # rows."
 
 
+def test_an_escaped_line_does_not_send_the_next_numbers_to_a_later_line():
+    md = "word \\*\n0.5\nword **7**\n"
+    assert [(n.number.text, n.line, n.col) for n in extract_prose_numbers(md)] == [("0.5", 2, 1), ("7", 3, 8)]
+
+
 PIECES = ["word", "0.5", "-1.25", "72%", "6,513", "`code 3`", "[link 4](http://x.org/5)", "**7**", "*8.5*",
           "[9]{.nocheck}", "\\*", "&amp;", "https://y.org/10", "p < 0.05", "(11)", "12.", "S2"]
 
