@@ -1,7 +1,7 @@
 # Generated from explainers/minimum-detectable-gap.md by `python build.py`: edit the Markdown, not this file.
 # Run from the repository root: PYTHONPATH=. python explainers/code/minimum-detectable-gap.py
 
-# --- block 2 (explainers/minimum-detectable-gap.md, line 46) ---
+# --- block 2 (explainers/minimum-detectable-gap.md, line 47) ---
 import numpy as np
 import pandas as pd
 from scipy.stats import norm
@@ -16,7 +16,7 @@ for n in (25, 50, 100, 200, 500, 1000, 5000):
     print(f"  {n:5d} per group: {minimum_detectable_gap(n, n, alpha=ALPHA, power=POWER):.3f}"
           f" (by hand {by_hand:.3f})")
 
-# --- block 3 (explainers/minimum-detectable-gap.md, line 74) ---
+# --- block 3 (explainers/minimum-detectable-gap.md, line 75) ---
 print("planted gap = the detectable gap; share of 4,000 simulated audits that detect it:")
 for n in (25, 100, 500, 1000):
     gap = minimum_detectable_gap(n, n)
@@ -24,7 +24,7 @@ for n in (25, 100, 500, 1000):
     formula = power_at_gap(n, n, gap)
     print(f"  {n:5d} per group, gap {gap:.3f}: detected in {detected:.1%} (formula: {formula:.1%})")
 
-# --- block 4 (explainers/minimum-detectable-gap.md, line 96) ---
+# --- block 4 (explainers/minimum-detectable-gap.md, line 97) ---
 results = pd.read_csv("results/results_fairness.csv")
 rows = results[(results.strategy == "unawareness_proxy_removal")
                & (results.model == "logistic_regression")
@@ -48,7 +48,7 @@ for r in rows.sort_values("detectable", ascending=False).itertuples():
     print(f"{r.audit + ' / ' + r.protected_attribute:38} {sizes:>16} {r.rate:5.3f}"
           f" {r.detectable:10.3f} {own:>11} {r.value:+9.3f} {p_value:>9}")
 
-# --- block 5 (explainers/minimum-detectable-gap.md, line 144) ---
+# --- block 5 (explainers/minimum-detectable-gap.md, line 145) ---
 import matplotlib.pyplot as plt
 from faircode.plots import power_curve
 
