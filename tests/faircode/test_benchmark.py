@@ -2,7 +2,6 @@
 
 import os
 import shutil
-import time
 from pathlib import Path
 
 import numpy as np
@@ -76,13 +75,12 @@ def test_group_sizes_in_results_are_test_set_sizes(tiny, tmp_path):
     assert (row["n_disadvantaged"], row["n_advantaged"]) == ((region == 1).sum(), (region == 0).sum())
 
 
-def test_unchanged_rerun_comes_from_the_cache_in_under_a_second(tiny, tmp_path):
+def test_unchanged_rerun_comes_whole_from_the_cache(tiny, tmp_path):
+    # How long it takes is measured by bench/harness.py, not asserted here.
     out, cache = tmp_path / "results", tmp_path / "cache"
     run_tiny(tiny, out, cache)
     first = (out / "results_fairness.csv").read_bytes()
-    start = time.perf_counter()
     grid = run_tiny(tiny, out, cache)
-    assert time.perf_counter() - start < 1.0
     assert all(u.from_cache for u in grid.units)
     assert (out / "results_fairness.csv").read_bytes() == first
 
