@@ -53,7 +53,10 @@ _EXPORTS = {
     "encode_features": "faircode.strategies",
     "audit_groups": "faircode.audit_summary",
     "audit_results": "faircode.audit_summary",
+    "results_table": "faircode.audit_summary",
+    "strategy_table": "faircode.audit_summary",
     # figures
+    "forest_panels": "faircode.plots",
     "forest_plot": "faircode.plots",
     "null_histogram": "faircode.plots",
     "power_curve": "faircode.plots",
@@ -63,7 +66,7 @@ _EXPORTS = {
 __all__ = list(_EXPORTS)
 
 if TYPE_CHECKING:
-    from faircode.audit_summary import audit_groups, audit_results
+    from faircode.audit_summary import audit_groups, audit_results, results_table, strategy_table
     from faircode.benchmark import load_audit, run_benchmark
     from faircode.manifest import load_manifest
     from faircode.metrics import (
@@ -83,7 +86,7 @@ if TYPE_CHECKING:
         predictive_parity_diff,
     )
     from faircode.models import build_model
-    from faircode.plots import forest_plot, null_histogram, power_curve, spread_plot
+    from faircode.plots import forest_panels, forest_plot, null_histogram, power_curve, spread_plot
     from faircode.power import minimum_detectable_gap, power_at_gap, simulated_power
     from faircode.significance import (
         SignificanceReport,

@@ -13,11 +13,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
 from faircode.exceptions import InvalidInputError
 from faircode.power import power_at_gap
 
-__all__ = ["forest_plot", "null_histogram", "power_curve", "spread_plot"]
+__all__ = ["forest_panels", "forest_plot", "null_histogram", "power_curve", "spread_plot"]
 
 GAP_AXIS_LABEL = "gap (disadvantaged - advantaged)"
 PLAIN_COLOR = "#4a5a6a"
@@ -91,6 +92,55 @@ def forest_plot(
     if title:
         ax.set_title(title)
     return ax
+
+
+def forest_panels(
+    frame: pd.DataFrame,
+    *,
+    by: str,
+    label: str,
+    highlight: str | Iterable | None = None,
+    columns: int = 2,
+    margin: float = 0.02,
+) -> Figure:
+    """A :func:`forest_plot` per value of ``by`` (e.g. per protected attribute), side by
+    side on one shared scale, so that gaps can be compared across panels.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        One row per gap with ``value``, ``ci_low`` and ``ci_high`` columns.
+    by : str
+        Column whose values get a panel each, in order of first appearance.
+    label : str
+        Column naming the rows within a panel.
+    highlight : str, iterable or None
+        As in :func:`forest_plot`.
+    columns : int, default 2
+        Panels per row of the figure.
+    margin : float, default 0.02
+        Room left on the shared scale beyond the widest interval.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure; unused cells of the grid are hidden.
+    """
+    _require_columns(frame, {by: "by", label: "label"})
+    if frame.empty:
+        raise InvalidInputError(EMPTY_FRAME)
+    panels = list(dict.fromkeys(frame[by]))
+    columns = min(columns, len(panels))
+    lines = -(-len(panels) // columns)  # ceiling division
+    figure, axes = plt.subplots(lines, columns, figsize=(5.2 * columns, 3.0 * lines), squeeze=False)
+    span = (frame["ci_low"].min() - margin, frame["ci_high"].max() + margin)
+    for ax, panel in zip(axes.flat, panels):
+        forest_plot(frame[frame[by] == panel], label=label, ax=ax, title=str(panel), highlight=highlight)
+        ax.set_xlim(span)
+    for ax in axes.flat[len(panels):]:
+        ax.set_visible(False)
+    figure.tight_layout()
+    return figure
 
 
 def power_curve(

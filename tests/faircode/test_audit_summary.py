@@ -142,3 +142,64 @@ def test_the_committed_results_hold_every_metric_of_every_attribute_for_each_aud
     assert set(rows["metric"]) == set(METRICS)
     tested = rows.dropna(subset=["p_value"])
     assert (tested["p_adjusted"] >= tested["p_value"] - 1e-12).all()
+
+
+def reader_rows() -> pd.DataFrame:
+    return pd.DataFrame({
+        "protected_attribute": ["race", "race", "sex"],
+        "metric": ["demographic_parity_diff", "disparate_impact_ratio", "predictive_parity_diff"],
+        "value": [-0.0512, 0.8, np.nan], "ci_low": [-0.081, 0.71, np.nan], "ci_high": [-0.0204, 0.9, np.nan],
+        "p_value": [0.0004, 0.0004, np.nan], "p_adjusted": [0.003, 0.06, np.nan],
+        "minimum_detectable_gap": [0.0412, 0.0412, np.nan],
+        "n_disadvantaged": [100, 100, 3], "n_advantaged": [200, 200, 40],
+        "small_sample_warning": [False, False, True],
+    })
+
+
+def test_results_table_writes_one_line_per_test_as_a_reader_reads_it():
+    from faircode import audit_summary
+
+    table = audit_summary.results_table(reader_rows())
+    parity = table.loc[("race", "demographic parity")]
+    assert (parity["gap"], parity["95% interval"], parity["MDG"]) == ("-0.051", "-0.081 to -0.020", "0.041")
+    assert (parity["rows compared"], parity["finding"], parity["small sample"]) == ("100 vs 200", "yes", "")
+    ratio = table.loc[("race", "disparate impact (ratio)")]
+    assert (ratio["gap"], ratio["finding"]) == ("0.800", "no")
+    untested = table.loc[("sex", "predictive parity")]
+    assert (untested["gap"], untested["small sample"], untested["finding"]) == ("n/a", "yes", "no")
+    assert audit_summary.results_table(reader_rows(), alpha=0.1).loc[("race", "disparate impact (ratio)"), "finding"] == "yes"
+
+
+def test_strategy_table_compares_the_strategies_on_one_attribute(results_dir):
+    from faircode import audit_summary
+
+    pd.DataFrame({"audit": ["compas"] * 2, "strategy": ["baseline", "reweighing"],
+                  "model": ["logistic_regression"] * 2, "seed": [42, 42],
+                  "balanced_accuracy": [0.6512, 0.6401]}).to_csv(results_dir / "results_performance.csv", index=False)
+    table = audit_summary.strategy_table("compas", "race", results_dir=results_dir)
+    assert list(table.index) == ["baseline", "reweighing"]
+    assert list(table.columns) == ["demographic parity gap", "equal opportunity gap", "demographic parity Holm p",
+                                   "equal opportunity Holm p", "balanced accuracy"]
+    assert table.loc["reweighing", "balanced accuracy"] == "0.640"
+    assert table.loc["baseline", "demographic parity gap"] == "+0.020"   # seed 7, the smallest in the file
+
+
+def test_audit_overview_states_size_label_and_whether_a_positive_is_a_harm():
+    from faircode import audit_summary
+
+    lines = audit_summary.audit_overview(load_audit("german_credit_lending")).splitlines()
+    assert lines[0] == "German Credit Lending: 1000 rows, 200 in the test split"
+    assert lines[1].startswith("label: credit ") and "bad" in lines[1]
+    assert lines[2] == "a positive label is adverse for the person; 300 rows are positive (30.0%)"
+
+
+def test_group_table_and_descriptions_follow_audit_groups():
+    from faircode import audit_summary
+
+    groups = german_groups().reset_index()
+    described = audit_summary.describe_groups(groups).splitlines()
+    assert len(described) == len(groups) and described[0].startswith(f"{groups.attribute[0]}: ")
+    table = audit_summary.group_table(groups)
+    assert list(table.index) == list(groups.attribute)
+    assert table.loc["age", "rows (disadv.)"] == 190 and table.loc["age", "rows (adv.)"] == 810
+    assert table["base-rate gap"].round(3).equals(table["base-rate gap"])

@@ -22,7 +22,8 @@ EXPECTED_SURFACE = {
     "demographic_parity_diff", "disparate_impact_ratio", "equal_opportunity_diff", "equalized_odds_diff",
     "fairness_report", "false_positive_rate_diff", "metric_records", "predictive_parity_diff",
     "load_manifest", "load_audit", "run_benchmark", "build_model", "STRATEGIES", "encode_features",
-    "audit_groups", "audit_results", "forest_plot", "power_curve", "null_histogram", "spread_plot",
+    "audit_groups", "audit_results", "results_table", "strategy_table",
+    "forest_panels", "forest_plot", "power_curve", "null_histogram", "spread_plot",
 }
 
 
@@ -40,7 +41,8 @@ def test_every_public_name_resolves_to_its_module_object():
     homes = {"fairness_report": metrics, "permutation_test": significance, "simulated_power": power,
              "load_manifest": manifest, "load_audit": benchmark, "run_benchmark": benchmark,
              "build_model": models, "STRATEGIES": strategies, "encode_features": strategies,
-             "audit_groups": audit_summary, "audit_results": audit_summary, "forest_plot": plots,
+             "audit_groups": audit_summary, "audit_results": audit_summary, "results_table": audit_summary,
+             "strategy_table": audit_summary, "forest_panels": plots, "forest_plot": plots,
              "power_curve": plots, "null_histogram": plots, "spread_plot": plots}
     for name, module in homes.items():
         assert getattr(faircode, name) is getattr(module, name)

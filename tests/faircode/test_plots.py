@@ -161,3 +161,15 @@ def test_spread_plot_takes_the_columns_of_a_frame_as_labels():
 def test_spread_plot_rejects_a_label_without_values():
     with pytest.raises(InvalidInputError, match="the values of 'b' is empty"):
         spread_plot({"a": [0.1], "b": []})
+
+
+def test_forest_panels_draws_a_panel_per_group_on_one_scale(gaps):
+    from faircode.plots import forest_panels
+
+    frame = pd.concat([gaps.assign(attribute=name) for name in ("race", "sex", "age")], ignore_index=True)
+    frame.loc[frame.attribute == "age", ["ci_low", "ci_high"]] = [[-0.4, 0.1], [-0.1, 0.3], [np.nan, np.nan]]
+    figure = forest_panels(frame, by="attribute", label="metric", highlight="significant")
+    visible = [ax for ax in figure.axes if ax.get_visible()]
+    assert [ax.get_title() for ax in visible] == ["race", "sex", "age"]
+    assert len(figure.axes) == 4 and not figure.axes[3].get_visible()
+    assert all(ax.get_xlim() == pytest.approx((-0.42, 0.32)) for ax in visible)
