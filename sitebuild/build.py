@@ -154,20 +154,37 @@ def run_build(config: BuildConfig, *, check_only: bool = False, progress: Progre
     warn) and marked on the site; ``annotate(pages, executed)``, when given, replaces
     those marks with its own (slug -> marks, see :data:`sitebuild.render.PageMarks`)."""
     started = time.monotonic()
-    options = _options(config, check_only)
     summary = BuildSummary(strict=config.strict)
+    _run_site_steps(config, progress)
+    if not check_only and not config.force and is_up_to_date(_stamp_path(config), config.out, config.root,
+                                                                config.source, config.templates,
+                                                                _options(config, check_only)):
+        summary.up_to_date, summary.seconds = True, time.monotonic() - started
+        return summary
+    pages, executed = _execute_and_check(config, summary, check_only, progress)
+    if summary.ok:  # a passing check binds its new numbers; a failing one changes nothing
+        from sitebuild.quotes_stage import save_quote_lock
+        save_quote_lock(summary.quotes)
+    if summary.ok and not check_only:
+        _render_and_write(config, pages, executed, summary, annotate)
+    summary.seconds = time.monotonic() - started
+    return summary
+
+
+def _run_site_steps(config: BuildConfig, progress: Progress) -> None:
     if config.run_steps and config.site.steps:
         from sitebuild.steps import run_steps
         for step in run_steps(config.site.steps, config.root, config.cache_dir / "steps.json", config.force):
             progress(f"  step {step.name}: {'ran' if step.ran else 'inputs unchanged'} ({step.seconds:.2f} s)")
-    if not check_only and not config.force and is_up_to_date(_stamp_path(config), config.out, config.root,
-                                                                config.source, config.templates, options):
-        summary.up_to_date, summary.seconds = True, time.monotonic() - started
-        return summary
 
+
+def _execute_and_check(config: BuildConfig, summary: BuildSummary, check_only: bool,
+                       progress: Progress) -> tuple[list, dict]:
+    """Read every page, run (or reuse) its execution, and fill ``summary`` with every
+    problem found: source errors, failed pages, site checks and quoted numbers."""
     from sitebuild.check import Problem, check_site
     from sitebuild.links import check_data_keys
-    from sitebuild.quotes_stage import check_quotes, save_quote_lock
+    from sitebuild.quotes_stage import check_quotes
     from sitebuild.read import read_pages
 
     pages, source_errors = read_pages(config.source, config.root)
@@ -186,14 +203,7 @@ def run_build(config: BuildConfig, *, check_only: bool = False, progress: Progre
     summary.failed = sum(r.error is not None for r in executed.values())
     summary.problems = problems
     summary.rows = _report_rows(pages, executed, problems, summary.quotes)
-    if summary.ok:  # a passing check binds its new numbers; a failing one changes nothing
-        save_quote_lock(summary.quotes)
-    if check_only or not summary.ok:
-        summary.seconds = time.monotonic() - started
-        return summary
-    _render_and_write(config, pages, executed, summary, annotate)
-    summary.seconds = time.monotonic() - started
-    return summary
+    return pages, executed
 
 
 def run_check_fix(config: BuildConfig, *, progress: Progress = lambda line: None) -> tuple[list, BuildSummary]:
