@@ -152,8 +152,31 @@ def watch(config: BuildConfig, state: ServeState, progress: Callable[[str], None
             progress(f"error while rebuilding: {type(error).__name__}: {error}")
 
 
-def serve(config: BuildConfig, port: int = 8000, progress: Callable[[str], None] = print) -> None:
-    """Build, then serve with rebuild on change, until interrupted."""
+@dataclass
+class Preview:
+    """A running preview: its server (the caller decides which thread serves it), the
+    build state it serves, and the watcher thread that rebuilds on change."""
+
+    server: ThreadingHTTPServer
+    state: ServeState
+    stop_event: threading.Event
+    watcher: threading.Thread
+
+    @property
+    def url(self) -> str:
+        """The preview's address."""
+        return f"http://127.0.0.1:{self.server.server_address[1]}/"
+
+    def close(self) -> None:
+        """Stop watching and release the port (after ``serve_forever`` has returned)."""
+        self.stop_event.set()
+        self.server.server_close()
+        self.watcher.join(timeout=5)
+
+
+def start_preview(config: BuildConfig, port: int = 8000, progress: Callable[[str], None] = print) -> Preview:
+    """Build once, open the server on 127.0.0.1:``port`` (0: any free port) and start
+    watching the sources; the caller runs ``preview.server.serve_forever()``."""
     state = ServeState()
     before = watch_snapshot(config)
     rebuild(config, state, progress)
@@ -161,10 +184,14 @@ def serve(config: BuildConfig, port: int = 8000, progress: Callable[[str], None]
     stop = threading.Event()
     watcher = threading.Thread(target=watch, args=(config, state, progress, stop, before), daemon=True)
     watcher.start()
-    progress(f"serving {config.out} on http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C stops)")
+    return Preview(server, state, stop, watcher)
+
+
+def serve(config: BuildConfig, port: int = 8000, progress: Callable[[str], None] = print) -> None:
+    """Build, then serve with rebuild on change, until interrupted."""
+    preview = start_preview(config, port, progress)
+    progress(f"serving {config.out} on {preview.url} (Ctrl-C stops)")
     try:
-        server.serve_forever()
+        preview.server.serve_forever()
     finally:
-        stop.set()
-        server.server_close()
-        watcher.join(timeout=5)
+        preview.close()

@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 
 from browser_helpers import TEMPLATES
 from sitebuild.config import make_config
-from sitebuild.serve import ServeState, make_server, rebuild, watch, watch_snapshot
+from sitebuild.serve import start_preview
 
 pytestmark = pytest.mark.browser
 
@@ -29,22 +29,15 @@ def preview(built_site, tmp_path):
     root = tmp_path / "preview"
     shutil.copytree(built_site.root, root)
     config = make_config(root, templates=TEMPLATES, jobs=1, cache_dir=root / ".cache")
-    state, log = ServeState(), []
-    before = watch_snapshot(config)
-    rebuild(config, state, log.append)
-    assert state.error_page is None, f"the preview's first build failed: {log}"
-    server = make_server(config, state, 0)
-    stop = threading.Event()
-    threads = [threading.Thread(target=server.serve_forever, daemon=True),
-               threading.Thread(target=watch, args=(config, state, log.append, stop, before), daemon=True)]
-    for thread in threads:
-        thread.start()
-    yield root, f"http://127.0.0.1:{server.server_address[1]}/", log
-    stop.set()
-    server.shutdown()
-    server.server_close()
-    for thread in threads:
-        thread.join(timeout=10)
+    log = []
+    preview = start_preview(config, 0, log.append)
+    assert preview.state.error_page is None, f"the preview's first build failed: {log}"
+    server = threading.Thread(target=preview.server.serve_forever, daemon=True)
+    server.start()
+    yield root, preview.url, log
+    preview.server.shutdown()
+    server.join(timeout=10)
+    preview.close()
 
 
 def _mark_this_load(page) -> None:

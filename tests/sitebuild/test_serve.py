@@ -11,7 +11,7 @@ import urllib.request
 
 import pytest
 
-from sitebuild.serve import ServeState, reload_script, make_server, rebuild, watch, watch_snapshot
+from sitebuild.serve import reload_script, start_preview
 from site_helpers import site_config
 
 PAGE = "---\ntitle: Served\nsummary: A page with no code.\n---\n\nFirst version.\n"
@@ -30,22 +30,15 @@ def preview(tmp_path):
     (tmp_path / "explainers").mkdir()
     (tmp_path / "explainers" / "served.md").write_text(PAGE)
     config = site_config(tmp_path)
-    state, log = ServeState(), []
-    before = watch_snapshot(config)
-    rebuild(config, state, log.append)
-    server = make_server(config, state, 0)
-    stop = threading.Event()
-    threads = [threading.Thread(target=server.serve_forever, daemon=True),
-               threading.Thread(target=watch, args=(config, state, log.append, stop, before), daemon=True)]
-    for thread in threads:
-        thread.start()
-    state.log = log
-    yield tmp_path, server.server_address[1], state
-    stop.set()
-    server.shutdown()
-    server.server_close()
-    for thread in threads:
-        thread.join(timeout=5)
+    log = []
+    preview = start_preview(config, 0, log.append)
+    preview.state.log = log
+    server = threading.Thread(target=preview.server.serve_forever, daemon=True)
+    server.start()
+    yield tmp_path, preview.server.server_address[1], preview.state
+    preview.server.shutdown()
+    server.join(timeout=5)
+    preview.close()
 
 
 def wait_for_version(state, version, seconds=20):
@@ -96,21 +89,16 @@ def test_a_change_to_a_template_rebuilds(tmp_path):
     (tmp_path / "explainers" / "served.md").write_text(PAGE)
     shutil.copytree(TEMPLATES, tmp_path / "templates")
     config = make_config(tmp_path, templates=tmp_path / "templates", jobs=1)
-    state, log = ServeState(), []
-    before = watch_snapshot(config)
-    rebuild(config, state, log.append)
-    stop = threading.Event()
-    watcher = threading.Thread(target=watch, args=(config, state, log.append, stop, before), daemon=True)
-    watcher.start()
+    log = []
+    preview = start_preview(config, 0, log.append)
     try:
         footer = tmp_path / "templates" / "base.html"
         footer.write_text(footer.read_text().replace("<footer class=\"site-footer\">", "<footer class=\"site-footer\"><p>Edited footer.</p>"))
-        state.log = log
-        wait_for_version(state, 2)
+        preview.state.log = log
+        wait_for_version(preview.state, 2)
         assert "Edited footer." in (tmp_path / "site" / "served.html").read_text()
     finally:
-        stop.set()
-        watcher.join(timeout=10)
+        preview.close()
 
 
 def test_a_missing_page_is_served_the_not_found_page(preview):
