@@ -19,7 +19,9 @@ STAMP_FORMAT = 1
 RACY_NS = 2_000_000_000
 
 
-def _stat_line(path: Path, newest: list[int] | None = None) -> str:
+def stat_line(path: Path, newest: list[int] | None = None) -> str:
+    """``path`` with its size and modification time (or "missing"): what a fingerprint
+    of the file's state holds. ``newest`` receives the latest modification time seen."""
     try:
         stat = path.stat()
     except OSError:
@@ -30,18 +32,18 @@ def _stat_line(path: Path, newest: list[int] | None = None) -> str:
 
 
 def _tree_lines(folder: Path, pattern: str, newest: list[int] | None) -> list[str]:
-    return [_stat_line(p, newest) for p in sorted(folder.glob(pattern)) if p.is_file()] if folder.is_dir() else []
+    return [stat_line(p, newest) for p in sorted(folder.glob(pattern)) if p.is_file()] if folder.is_dir() else []
 
 
 def fingerprint(root: Path, source: Path, templates: Path, options: dict, deps: list[str], packages: list[str],
                 newest: list[int] | None = None) -> str:
     """Hash the stat data of every input of a build, and the build's options. ``newest``,
     when given, receives the latest modification time seen (in its first item)."""
-    lines = [json.dumps(options, sort_keys=True, default=str), _stat_line(root / "site.yaml", newest)]
+    lines = [json.dumps(options, sort_keys=True, default=str), stat_line(root / "site.yaml", newest)]
     lines += (_tree_lines(source, "*.md", newest) + _tree_lines(source / "code", "*.py", None)  # scripts: ours
               + _tree_lines(templates, "**/*", newest))
-    lines += [_stat_line(root / rel, newest) for rel in sorted(deps)]
-    lines += [_stat_line(Path(p), newest) for p in sorted(packages)]
+    lines += [stat_line(root / rel, newest) for rel in sorted(deps)]
+    lines += [stat_line(Path(p), newest) for p in sorted(packages)]
     return hashlib.sha256("\n".join(lines).encode()).hexdigest()
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from sitebuild.config import Step
 from sitebuild.errors import SiteBuildError
 from sitebuild.files import write_text_atomic
+from sitebuild.stamp import stat_line
 
 OUTPUT_TAIL = 20
 
@@ -30,13 +31,9 @@ class StepResult:
 
 def inputs_digest(step: Step, root: Path) -> str:
     """A hash of the command and of every file its input patterns match (sizes, mtimes)."""
-    digest = hashlib.sha256(step.run.encode())
-    for pattern in step.inputs:
-        for path in sorted(root.glob(pattern)):
-            if path.is_file():
-                stat = path.stat()
-                digest.update(f"{path.relative_to(root)}:{stat.st_size}:{stat.st_mtime_ns}\n".encode())
-    return digest.hexdigest()
+    lines = [step.run] + [stat_line(path) for pattern in step.inputs for path in sorted(root.glob(pattern))
+                          if path.is_file()]
+    return hashlib.sha256("\n".join(lines).encode()).hexdigest()
 
 
 def command_line(run: str) -> list[str]:
