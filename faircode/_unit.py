@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import pickle
-import tempfile
 import time
 from dataclasses import dataclass
 from functools import lru_cache
@@ -13,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from faircode._pickles import load_entry, store_entry
 from faircode.datasets import AuditData, load_audit
 from faircode.harness import ALPHA, UnitResult, WorkUnit
 
@@ -44,17 +42,11 @@ def _cached_audit(manifest_path: Path, seed: int, inputs: str, cache_dir: Path |
     from faircode.harness import code_digest
 
     path = cache_dir / f"audit-{code_digest()[:16]}-{inputs[:16]}-{seed}.pkl"
-    try:
-        with open(path, "rb") as handle:
-            return pickle.load(handle)
-    except (OSError, pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError):
+    data = load_entry(path)
+    if data is None:
         data = load_audit(manifest_path, random_state=seed)
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=cache_dir, suffix=".tmp")
-        with os.fdopen(fd, "wb") as handle:
-            pickle.dump(data, handle, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, path)
-        return data
+        store_entry(path, data)
+    return data
 
 
 def run_unit(unit: WorkUnit, cache_dir: Path | None = None) -> UnitResult:

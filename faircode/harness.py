@@ -18,8 +18,6 @@ from __future__ import annotations
 import ast
 import hashlib
 import os
-import pickle
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +25,7 @@ from typing import Callable
 
 import pandas as pd
 
+from faircode._pickles import load_entry, store_entry
 from faircode.datasets import audits_root, available_audits, find_manifest_path
 from faircode.exceptions import BenchmarkError, FaircodeError
 from faircode.manifest import Manifest, load_manifest
@@ -187,24 +186,18 @@ def _models_of(manifest: Manifest, models: list[str] | None, strategies: list[st
 
 def read_cached(unit: WorkUnit, cache_dir: Path) -> UnitResult | None:
     """The cached result of a unit, or None when absent or unreadable."""
-    path = cache_dir / f"{unit.key}.pkl"
+    entry = load_entry(cache_dir / f"{unit.key}.pkl")
     try:
-        with open(path, "rb") as handle:
-            fairness, performance, seconds, sig_seconds, cpu_seconds = pickle.load(handle)
-    except (OSError, pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError):
+        fairness, performance, seconds, sig_seconds, cpu_seconds = entry
+    except (TypeError, ValueError):  # absent, or not an entry of this shape
         return None
     return UnitResult(unit, fairness, performance, seconds, sig_seconds, cpu_seconds, from_cache=True)
 
 
 def write_cached(result: UnitResult, cache_dir: Path) -> None:
     """Store a unit's result under its key, atomically."""
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    payload = (result.fairness, result.performance, result.seconds, result.significance_seconds,
-               result.cpu_seconds)
-    fd, tmp = tempfile.mkstemp(dir=cache_dir, suffix=".tmp")
-    with os.fdopen(fd, "wb") as handle:
-        pickle.dump(payload, handle, protocol=pickle.HIGHEST_PROTOCOL)
-    os.replace(tmp, cache_dir / f"{result.unit.key}.pkl")
+    store_entry(cache_dir / f"{result.unit.key}.pkl", (result.fairness, result.performance, result.seconds,
+                                                     result.significance_seconds, result.cpu_seconds))
 
 
 def run_units(units: list[WorkUnit], jobs: int, cache_dir: Path | None,
