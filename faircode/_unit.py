@@ -35,16 +35,15 @@ class StrategyOutput:
 
 
 @lru_cache(maxsize=2)
-def _cached_audit(manifest_path: Path, seed: int, inputs: str, cache_dir: Path | None) -> AuditData:
-    """Load an audit, through a pickle keyed by the code and input digests when a cache folder is given."""
+def _cached_audit(unit: WorkUnit, cache_dir: Path | None) -> AuditData:
+    """Load a unit's audit, through a pickle keyed by the unit's code and input digests
+    when a cache folder is given."""
     if cache_dir is None:
-        return load_audit(manifest_path, random_state=seed)
-    from faircode.harness import code_digest
-
-    path = cache_dir / f"audit-{code_digest()[:16]}-{inputs[:16]}-{seed}.pkl"
+        return load_audit(unit.manifest_path, random_state=unit.seed)
+    path = cache_dir / f"audit-{unit.code[:16]}-{unit.inputs[:16]}-{unit.seed}.pkl"
     data = load_entry(path)
     if data is None:
-        data = load_audit(manifest_path, random_state=seed)
+        data = load_audit(unit.manifest_path, random_state=unit.seed)
         store_entry(path, data)
     return data
 
@@ -52,7 +51,7 @@ def _cached_audit(manifest_path: Path, seed: int, inputs: str, cache_dir: Path |
 def run_unit(unit: WorkUnit, cache_dir: Path | None = None) -> UnitResult:
     """Run one audit x model x seed for all its strategies; return tidy tables and timings."""
     start, cpu_start = time.perf_counter(), time.process_time()
-    data = _cached_audit(unit.manifest_path, unit.seed, unit.inputs, cache_dir)
+    data = _cached_audit(unit, cache_dir)
     deployed = {s.name: s for s in data.manifest.deployed_scores}
     if unit.model in deployed:
         outputs = _score_outputs(data, deployed[unit.model], unit.strategies)

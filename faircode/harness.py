@@ -50,6 +50,7 @@ class WorkUnit:
     strategies: tuple[str, ...]
     key: str = ""
     inputs: str = ""
+    code: str = ""
 
 
 @dataclass
@@ -166,7 +167,7 @@ def plan_units(audits: list[str] | None, strategies: list[str], models: list[str
             for seed in seeds:
                 key = hashlib.sha256("|".join(
                     [code, inputs, model, str(seed), *model_strategies]).encode()).hexdigest()
-                units.append(WorkUnit(manifest.slug, manifest.path, model, seed, model_strategies, key, inputs))
+                units.append(WorkUnit(manifest.slug, manifest.path, model, seed, model_strategies, key, inputs, code))
     return units
 
 
