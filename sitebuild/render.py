@@ -224,12 +224,16 @@ def _groups(ordered: list[Page]) -> list[dict]:
     return [{"theme": theme, "id": theme_slug(theme), "pages": members} for theme, members in groups.items()]
 
 
-def _audits(ordered: list[Page]) -> list[dict]:
-    audits: dict[str, list[Page]] = {}
+def _data_index(ordered: list[Page], data_theme: str) -> list[dict]:
+    """Each data set key with its pages of the data theme and the other pages that use it."""
+    described = data_pages_by_key(ordered, data_theme)
+    users: dict[str, list[Page]] = {}
     for page in ordered:
-        for audit in page.front.audits:
-            audits.setdefault(audit, []).append(page)
-    return [{"slug": slug, "pages": pages} for slug, pages in sorted(audits.items())]
+        if page.front.theme != data_theme:
+            for key in page.front.audits:
+                users.setdefault(key, []).append(page)
+    return [{"key": key, "pages": described.get(key, []), "users": users.get(key, [])}
+            for key in sorted(set(described) | set(users))]
 
 
 def search_index_js(ordered: list[Page]) -> str:
@@ -270,7 +274,7 @@ def render_site(pages: list[Page], executed: dict[str, ExecutedPage], report: li
         for name, png in (result.figures.items() if result else ()):
             site.files[f"figures/{name}"] = png
     site.files["index.html"] = env.get_template("index.html").render(
-        root="", title="Explainers", toc=None, groups=_groups(ordered), audits=_audits(ordered), **common).encode()
+        root="", title="Explainers", toc=None, groups=_groups(ordered), audits=_data_index(ordered, data_theme), **common).encode()
     site.files["report.html"] = env.get_template("report.html").render(
         root="", title="Build report", toc=None, rows=report, **common).encode()
     site.files["404.html"] = env.get_template("404.html").render(root="", title="Page not found", toc=None, **common).encode()

@@ -133,3 +133,13 @@ def test_related_aside_leaves_out_pages_the_prose_already_links(tmp_path):
     assert 'id="related-h"' not in site.files["render-me.html"].decode()
     third = site.files["third.html"].decode()
     assert 'id="related-h"' in third and '<a href="other.html">Other</a>' in third
+
+
+def test_index_lists_each_data_set_by_its_page_with_the_pages_that_use_it(tmp_path):
+    described = page(tmp_path, "scores.md", "---\ntitle: Scores File\nsummary: The data.\ntheme: Data\naudits: [scores]\n---\n\nText.\n")
+    user = page(tmp_path, "user.md", "---\ntitle: User\nsummary: Uses both.\naudits: [scores, loose]\n---\n\nText.\n")
+    index = render_site([described, user], {}, [], templates=TEMPLATES, site_title="Site",
+                        data_theme="Data").files["index.html"].decode()
+    assert ('<li><a class="audit-name" href="scores.html">Scores File</a>: used in <a href="user.html">User</a></li>'
+            in index)
+    assert '<li><span class="audit-name">loose</span>: used in <a href="user.html">User</a></li>' in index
