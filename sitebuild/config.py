@@ -35,6 +35,8 @@ class SiteConfig:
     #: The theme whose pages describe data sets: pages sharing an ``audits`` key with a
     #: page of this theme link to it ("" turns the links off).
     data_theme: str = ""
+    #: Inputs (paths or globs from the repository root, or absolute) of every page.
+    inputs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -90,8 +92,9 @@ def load_site_config(path: Path) -> SiteConfig:
     except yaml.YAMLError as error:
         raise ConfigError(f"{path}: not valid YAML ({error}); fix the syntax") from error
     _expect(isinstance(raw, dict), str(path), "a mapping of settings", type(raw).__name__)
-    unknown = set(raw) - {"title", "themes", "steps", "timeout", "data_theme"}
-    _expect(not unknown, str(path), "only the settings title, themes, steps, timeout, data_theme", sorted(unknown))
+    unknown = set(raw) - {"title", "themes", "steps", "timeout", "data_theme", "inputs"}
+    _expect(not unknown, str(path), "only the settings title, themes, steps, timeout, data_theme, inputs",
+            sorted(unknown))
     title = raw.get("title", SiteConfig.title)
     _expect(isinstance(title, str), f"{path}: title", "a string", title)
     themes = raw.get("themes", [])
@@ -103,7 +106,11 @@ def load_site_config(path: Path) -> SiteConfig:
     _expect(isinstance(data_theme, str), f"{path}: data_theme", "the name of a theme (a string)", data_theme)
     steps = raw.get("steps", []) or []
     _expect(isinstance(steps, list), f"{path}: steps", "a list of steps", steps)
+    inputs = raw.get("inputs", []) or []
+    _expect(isinstance(inputs, list) and all(isinstance(i, str) for i in inputs),
+            f"{path}: inputs", "a list of paths or glob patterns", inputs)
     return SiteConfig(title=title, themes=tuple(themes), timeout=float(timeout), data_theme=data_theme.strip(),
+                      inputs=tuple(inputs),
                       steps=tuple(_parse_step(i, s, path) for i, s in enumerate(steps)))
 
 

@@ -63,6 +63,11 @@ class FrontMatter:
     order: float = 0
     timeout: float | None = None
     exempt_sections: tuple[str, ...] = DEFAULT_EXEMPT
+    #: Extra inputs (paths or globs, relative to the repository root or absolute) that
+    #: join the page's cache key: files the kernel cannot see being read.
+    inputs: tuple[str, ...] = ()
+    #: ``False`` runs the page on every build.
+    cache: bool = True
 
 
 @dataclass
@@ -122,10 +127,14 @@ def parse_front_matter(text: str, path: str) -> FrontMatter:
     if bad:
         raise SourceError(path, f"front matter field 'related': expected page slugs like 'permutation-tests', found {bad}", 1)
     exempt = _string_list(raw, "exempt_sections", path) if "exempt_sections" in raw else DEFAULT_EXEMPT
+    cache = raw.get("cache", True)
+    if not isinstance(cache, bool):
+        raise SourceError(path, f"front matter field 'cache': expected true or false, found {cache!r}", 1)
     return FrontMatter(title=raw["title"].strip(), summary=raw["summary"].strip(), theme=theme.strip(),
                        tags=_string_list(raw, "tags", path), related=related,
                        audits=_string_list(raw, "audits", path), order=order,
-                       timeout=float(timeout) if timeout is not None else None, exempt_sections=exempt)
+                       timeout=float(timeout) if timeout is not None else None, exempt_sections=exempt,
+                       inputs=_string_list(raw, "inputs", path), cache=cache)
 
 
 def parse_block_options(info: str, path: str, line: int) -> tuple[str, dict]:
