@@ -17,14 +17,14 @@ import argparse
 import sys
 from pathlib import Path
 
-from faircode._results import seed_spread, write_results
+from faircode._results import SPREAD_COLUMNS, load_seed_spread, seed_spread, write_results
 from faircode.datasets import AuditData, _load_dataset, available_audits, load_audit
 from faircode.exceptions import FaircodeError
 from faircode.harness import (DEFAULT_MODELS, DEFAULT_STRATEGIES, REPO_DIR, GridResult, WorkUnit,
                               plan_units, run_grid)
 
 __all__ = ["AuditData", "GridResult", "WorkUnit", "_load_dataset", "available_audits", "load_audit",
-           "main", "parse_seeds", "plan_units", "run_benchmark", "run_grid", "seed_spread", "write_results"]
+           "SPREAD_COLUMNS", "load_seed_spread", "main", "parse_seeds", "plan_units", "run_benchmark", "run_grid", "seed_spread", "write_results"]
 
 
 def parse_seeds(text: str) -> list[int]:
