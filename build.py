@@ -14,35 +14,89 @@ from sitebuild.errors import SiteBuildError
 ROOT = Path(__file__).resolve().parent
 
 
+EPILOG = """examples:
+  python build.py                          build the site into site/ (the same as `build`)
+  python build.py check --strict           every check, warnings too; what CI runs
+  python build.py check --fix              rewrite stale quoted numbers, then check again
+  python build.py serve --port 0           preview on a free port, rebuilt and reloaded on save
+  python build.py new "Label Bias"         scaffold explainers/label-bias.md
+  python build.py build --only label-bias  re-run one page, keep the rest of the last site
+"""
+DESCRIPTIONS = {
+    "build": "Read every explainer, run its code (or reuse the cache), check every quoted number and "
+             "link, and write the site into --out. A failed build keeps the last good site.",
+    "check": "Run every check of `build` (pages, scripts in sync, links, quoted numbers) without writing "
+             "the site; exit 1 on any problem.",
+    "serve": "Build, serve the site for preview, and rebuild and reload the open pages whenever an explainer, "
+             "a template, site.yaml or a file the pages read changes. Problems are printed here and shown "
+             "over the last good page.",
+    "new": "Write a new explainer, with valid front matter and one runnable block, and its script, so that "
+           "`python build.py check --strict` passes at once.",
+    "clean": "Remove the output folder and the execution cache (only folders the build made).",
+}
+
+
+def _version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("faircode")
+    except metadata.PackageNotFoundError:
+        return "unknown (not installed: pip install -e .)"
+
+
 def _add_build_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--source", default="explainers", help="folder of explainers (*.md) [explainers]")
-    parser.add_argument("--out", default="site", help="output folder, replaced on success [site]")
-    parser.add_argument("--cache-dir", default=None, help="execution cache [.cache/sitebuild]")
-    parser.add_argument("--jobs", type=int, default=None, help="pages run in parallel [number of cores]")
-    parser.add_argument("--force", action="store_true", help="ignore the cache: run every page")
-    parser.add_argument("--only", nargs="+", default=[], metavar="SLUG", help="run only these pages")
-    parser.add_argument("--strict", action="store_true", help="warnings fail the build")
-    parser.add_argument("--timeout", type=float, default=None, help="seconds per page, overriding front matter")
+    parser.add_argument("--source", default="explainers", help="folder of explainers (*.md)")
+    parser.add_argument("--out", default="site", help="output folder, replaced on success")
+    parser.add_argument("--cache-dir", default=None, help="execution cache (default: .cache/sitebuild)")
+    parser.add_argument("--jobs", type=int, default=None, help="pages run in parallel (default: the number of cores)")
+    parser.add_argument("--force", action="store_true", help="ignore the cache: run every page (default: off)")
+    parser.add_argument("--only", nargs="+", default=[], metavar="SLUG", help="run only these pages (default: all)")
+    parser.add_argument("--strict", action="store_true", help="warnings fail the build (default: off)")
+    parser.add_argument("--timeout", type=float, default=None,
+                        help="seconds per page, overriding front matter (default: site.yaml's timeout)")
+
+
+def _command(commands, name: str, help_text: str) -> argparse.ArgumentParser:
+    return commands.add_parser(name, help=help_text, description=DESCRIPTIONS[name], epilog=EPILOG,
+                               formatter_class=_Formatter)
+
+
+class _Formatter(argparse.RawDescriptionHelpFormatter):
+    """Each option's default after its help text (unless the text says it), examples kept
+    as written."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if "(default" in text or action.default in (None, False, [], argparse.SUPPRESS) or not action.option_strings:
+            return text
+        return f"{text} (default: {action.default})"
 
 
 def make_parser() -> argparse.ArgumentParser:
     """The argument parser of every command."""
-    parser = argparse.ArgumentParser(prog="build.py", description="Build The Fair Code Project's site from its explainers.")
-    commands = parser.add_subparsers(dest="command")
-    _add_build_options(commands.add_parser("build", help="build the site into --out (the default command)"))
-    check = commands.add_parser("check", help="run every check; write nothing into --out; fail on any problem")
+    parser = argparse.ArgumentParser(prog="build.py", formatter_class=_Formatter, epilog=EPILOG,
+                                     description="Build a site of explainers from Markdown with Python blocks: "
+                                                 "every output regenerated, every quoted number checked.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    _add_build_options(_command(commands, "build", "build the site into --out (the default command)"))
+    check = _command(commands, "check", "run every check; write nothing into --out; fail on any problem")
     _add_build_options(check)
     check.add_argument("--fix", action="store_true",
-                       help="rewrite stale quoted numbers in the .md files to their new values, then check again")
-    serve = commands.add_parser("serve", help="preview on 127.0.0.1, rebuilt and reloaded on change")
+                       help="rewrite stale quoted numbers in the .md files to their new values, then check again "
+                            "(default: off)")
+    serve = _command(commands, "serve", "preview the site, rebuilt and reloaded on change")
     _add_build_options(serve)
-    serve.add_argument("--port", type=int, default=8000)
-    new = commands.add_parser("new", help='scaffold an explainer: new "Title"')
-    new.add_argument("title")
-    new.add_argument("--source", default="explainers")
-    clean = commands.add_parser("clean", help="remove the output folder and the cache")
-    clean.add_argument("--out", default="site")
-    clean.add_argument("--cache-dir", default=None)
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0: every interface)")
+    serve.add_argument("--port", type=int, default=8000, help="port to listen on; 0 picks a free one and prints it")
+    new = _command(commands, "new", 'scaffold an explainer: new "Title"')
+    new.add_argument("title", help="the page's title; its file name is made from it")
+    new.add_argument("--source", default="explainers", help="folder of explainers (*.md)")
+    new.add_argument("--theme", default=None, help="the page's theme (default: the first theme of site.yaml)")
+    clean = _command(commands, "clean", "remove the output folder and the cache")
+    clean.add_argument("--out", default="site", help="output folder to remove")
+    clean.add_argument("--cache-dir", default=None, help="execution cache to remove (default: .cache/sitebuild)")
     return parser
 
 
@@ -57,7 +111,7 @@ def _say(line: str) -> None:
     print(line, file=sys.stderr, flush=True)
 
 
-def _finish(summary, verb: str) -> int:
+def _finish(summary, verb: str, out: Path | None = None) -> int:
     for problem in summary.problems:
         _say(str(problem))
     failed = [p for p in summary.errors]
@@ -66,6 +120,8 @@ def _finish(summary, verb: str) -> int:
         _say(f"{verb} failed: {len(failed)} problem(s) in {', '.join(pages)}" +
              ("; the last good site was kept" if verb == "build" else ""))
     _say(summary.closing_line())
+    if out is not None and (summary.written or summary.up_to_date):
+        _say(f"site written: open {out / 'index.html'}")
     return 0 if summary.ok else 1
 
 
@@ -73,11 +129,12 @@ def cmd_build(args: argparse.Namespace) -> int:
     """``build``."""
     from sitebuild.build import run_build
 
-    return _finish(run_build(_config(args), progress=_say), "build")
+    config = _config(args)
+    return _finish(run_build(config, progress=_say), "build", config.out)
 
 
 def _print_fixes(fixes: list) -> None:
-    from sitebuild.quotes_stage import not_rewritten_line
+    from sitebuild.quotes import not_rewritten_line
 
     for fix in fixes:
         if fix.diff:
@@ -109,7 +166,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     """``serve``: build, then serve and rebuild on change until interrupted."""
     from sitebuild.serve import serve
 
-    serve(_config(args), port=args.port, progress=_say)
+    serve(_config(args), port=args.port, progress=_say, host=args.host)
     return 0
 
 
@@ -117,8 +174,12 @@ def cmd_new(args: argparse.Namespace) -> int:
     """``new "Title"``."""
     from sitebuild.scaffold import new_explainer
 
-    path = new_explainer(ROOT / args.source, args.title)
-    _say(f"created {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}; build with `python build.py`")
+    from sitebuild.config import SITE_FILE, load_site_config
+
+    site = load_site_config(ROOT / SITE_FILE)
+    path = new_explainer(ROOT / args.source, args.title, theme=args.theme, themes=site.themes, root=ROOT)
+    shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+    _say(f"created {shown} and its script; preview it with `python build.py serve`")
     return 0
 
 
@@ -135,7 +196,7 @@ def cmd_clean(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     """Run one command; return its exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
-    if not argv or argv[0].startswith("-") and argv[0] not in ("-h", "--help"):
+    if not argv or argv[0].startswith("-") and argv[0] not in ("-h", "--help", "--version"):
         argv.insert(0, "build")
     args = make_parser().parse_args(argv)
     commands = {"build": cmd_build, "check": cmd_check, "serve": cmd_serve,

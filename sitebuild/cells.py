@@ -64,8 +64,28 @@ def _collapsible(html: str, line_count: int) -> str:
     return f'<details class="output-collapse"><summary>Show all {line_count} lines</summary>{html}</details>'
 
 
-def output_html(block: CodeBlock, k: int, output: Output, slug: str, title: str) -> str:
-    """One output as HTML; every text is escaped, tables are sanitised."""
+def figure_html(block: CodeBlock, k: int, output: Output, title: str, number: int | None, first: bool) -> str:
+    """A figure: its light rendering and, when there is one, its dark rendering (the theme
+    shows one of them), then "Figure N." and the block's caption. The block's first figure
+    carries its ``{label}`` as id, so prose can link to it."""
+    n = block.n
+    caption = block.options.get("caption", "")
+    alt = block.options.get("alt") or caption or f"Figure from block {n} of {title}"
+    label = block.options.get("label") if first else None
+    ident = f' id="{escape(label)}"' if label else ""
+    light_class = ' class="figure-light"' if output.figure_dark else ""
+    images = f'<img{light_class} src="figures/{escape(output.figure)}" alt="{escape(alt)}" loading="lazy">'
+    if output.figure_dark:
+        images += f'<img class="figure-dark" src="figures/{escape(output.figure_dark)}" alt="{escape(alt)}" loading="lazy">'
+    prefix = f'<span class="figure-number">Figure {number}.</span> ' if number else ""
+    figcaption = f"<figcaption>{prefix}{escape(caption)}</figcaption>" if caption or prefix else ""
+    return f'<figure class="output output-figure"{ident}><div id="out-{n}-{k}">{images}</div>{figcaption}</figure>'
+
+
+def output_html(block: CodeBlock, k: int, output: Output, slug: str, title: str,
+                figure_numbers: dict[tuple[int, int], int] | None = None) -> str:
+    """One output as HTML; every text is escaped, tables are sanitised; figures numbered
+    from ``figure_numbers`` ((block, output) -> number)."""
     n = block.n
     if output.kind in ("stream", "text"):
         html = f'<pre class="output output-stream" id="out-{n}-{k}">{_lines_html(n, k, output.text)}</pre>'
@@ -76,24 +96,24 @@ def output_html(block: CodeBlock, k: int, output: Output, slug: str, title: str)
     if output.kind == "html":
         return f'<div class="output output-html table-scroll" id="out-{n}-{k}">{_table_html(n, k, output.text)}</div>'
     if output.kind == "figure":
-        caption = block.options.get("caption", "")
-        alt = block.options.get("alt") or caption or f"Figure from block {n} of {title}"
-        figcaption = f"<figcaption>{escape(caption)}</figcaption>" if caption else ""
-        return (f'<figure class="output output-figure" id="out-{n}-{k}"><img src="figures/{escape(output.figure)}" '
-                f'alt="{escape(alt)}" loading="lazy">{figcaption}</figure>')
+        numbers = figure_numbers or {}
+        first = min((j for (m, j) in numbers if m == n), default=k) == k
+        return figure_html(block, k, output, title, numbers.get((n, k)), first)
     if output.kind == "error":
         return f'<pre class="output output-error" id="out-{n}-{k}">{escape(output.text)}</pre>'
     return ""
 
 
-def cell_html(block: CodeBlock, outputs: list[Output] | None, slug: str, title: str) -> str:
+def cell_html(block: CodeBlock, outputs: list[Output] | None, slug: str, title: str,
+              figure_numbers: dict[tuple[int, int], int] | None = None) -> str:
     """The whole cell of a fenced block: input unless {hide-code}, outputs unless {hide-output}."""
     parts = [f'<div class="cell" id="cell-{block.n}">']
     if not block.options.get("hide-code"):
-        parts.append('<div class="cell-input"><button class="copy-button" type="button" aria-label="Copy code">Copy</button>'
+        parts.append('<div class="cell-input"><div class="cell-toolbar"><button class="copy-button" type="button" '
+                     'aria-label="Copy code">Copy</button></div>'
                      f'<div class="highlight"><pre><code>{highlight_code(block.source, block.language)}</code></pre></div></div>')
     if outputs and not block.options.get("hide-output"):
-        rendered = "".join(output_html(block, k, o, slug, title) for k, o in enumerate(outputs))
+        rendered = "".join(output_html(block, k, o, slug, title, figure_numbers) for k, o in enumerate(outputs))
         parts.append(f'<div class="cell-outputs">{rendered}</div>')
     parts.append("</div>\n")
     return "".join(parts)

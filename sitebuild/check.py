@@ -103,8 +103,9 @@ def _link_targets(page: Page) -> Iterable[tuple[int, str]]:
 
 
 def page_anchors(page: Page) -> set[str]:
-    """The ids of the page's headings."""
-    return {str(t.attrs["id"]) for t in page.tokens if t.type == "heading_open" and "id" in t.attrs}
+    """The ids of the page's headings and of its labelled figures."""
+    labels = {str(b.options["label"]) for b in page.blocks if b.options.get("label")}
+    return labels | {str(t.attrs["id"]) for t in page.tokens if t.type == "heading_open" and "id" in t.attrs}
 
 
 def check_links(page: Page, anchors: dict[str, set[str]]) -> list[Problem]:

@@ -28,7 +28,8 @@ class Step:
 class SiteConfig:
     """What ``site.yaml`` declares."""
 
-    title: str = "The Fair Code Project"
+    #: The site's name; without ``title:`` in site.yaml, the name of the repository's folder.
+    title: str = "Explainers"
     themes: tuple[str, ...] = ()
     steps: tuple[Step, ...] = ()
     timeout: float = DEFAULT_TIMEOUT
@@ -37,6 +38,18 @@ class SiteConfig:
     data_theme: str = ""
     #: Inputs (paths or globs from the repository root, or absolute) of every page.
     inputs: tuple[str, ...] = ()
+    #: The bibliography pages cite with ``[@key]`` (a YAML file, from the repository root).
+    bibliography: str = ""
+    #: The repository's web address (``https://github.com/owner/name``): pages link their
+    #: commit, "View source" and "Edit this page" to it ("" leaves the links out).
+    repository: str = ""
+    branch: str = "main"
+    #: The path the site is served under (``/`` or ``/project/``): the 404 page, served
+    #: at any depth, finds its styles and links from it.
+    base_url: str = "/"
+    #: The licence shown in every page's footer, and its address.
+    licence: str = ""
+    licence_url: str = ""
 
 
 @dataclass(frozen=True)
@@ -86,16 +99,16 @@ def _parse_step(index: int, raw: object, path: Path) -> Step:
 def load_site_config(path: Path) -> SiteConfig:
     """Read and validate ``site.yaml``; a missing file gives the defaults."""
     if not path.exists():
-        return SiteConfig()
+        return SiteConfig(title=path.parent.name)
     try:
         raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     except yaml.YAMLError as error:
         raise ConfigError(f"{path}: not valid YAML ({error}); fix the syntax") from error
     _expect(isinstance(raw, dict), str(path), "a mapping of settings", type(raw).__name__)
-    unknown = set(raw) - {"title", "themes", "steps", "timeout", "data_theme", "inputs"}
-    _expect(not unknown, str(path), "only the settings title, themes, steps, timeout, data_theme, inputs",
+    unknown = set(raw) - {"title", "themes", "steps", "timeout", "data_theme", "inputs", *PRESENTATION_KEYS}
+    _expect(not unknown, str(path), "only the settings title, themes, steps, timeout, data_theme, inputs, " + ", ".join(PRESENTATION_KEYS),
             sorted(unknown))
-    title = raw.get("title", SiteConfig.title)
+    title = raw.get("title", path.parent.name)
     _expect(isinstance(title, str), f"{path}: title", "a string", title)
     themes = raw.get("themes", [])
     _expect(isinstance(themes, list) and all(isinstance(t, str) for t in themes),
@@ -110,8 +123,27 @@ def load_site_config(path: Path) -> SiteConfig:
     _expect(isinstance(inputs, list) and all(isinstance(i, str) for i in inputs),
             f"{path}: inputs", "a list of paths or glob patterns", inputs)
     return SiteConfig(title=title, themes=tuple(themes), timeout=float(timeout), data_theme=data_theme.strip(),
-                      inputs=tuple(inputs),
+                      inputs=tuple(inputs), **_presentation(raw, path),
                       steps=tuple(_parse_step(i, s, path) for i, s in enumerate(steps)))
+
+
+PRESENTATION_KEYS = ("bibliography", "repository", "branch", "base_url", "licence", "licence_url")
+
+
+def _presentation(raw: dict, path: Path) -> dict:
+    """The settings that only shape the rendered pages (links, footer, references)."""
+    values = {}
+    for key in PRESENTATION_KEYS:
+        value = raw.get(key, getattr(SiteConfig, key))
+        _expect(isinstance(value, str), f"{path}: {key}", "a string", value)
+        values[key] = value.strip()
+    base = values["base_url"] or "/"
+    _expect(base.startswith("/"), f"{path}: base_url", "a path from the host's root, such as / or /project/", base)
+    values["base_url"] = base if base.endswith("/") else base + "/"
+    _expect(not values["repository"] or values["repository"].startswith(("https://", "http://")),
+            f"{path}: repository", "the repository's web address (https://...)", values["repository"])
+    values["repository"] = values["repository"].rstrip("/").removesuffix(".git")
+    return values
 
 
 def make_config(root: str | Path = ".", *, source: str | Path = "explainers", out: str | Path = "site",

@@ -13,6 +13,8 @@ if TYPE_CHECKING:
     from nbformat import NotebookNode
 
 KERNEL_SETUP = (Path(__file__).with_name("kernel_setup.py")).read_text(encoding="utf-8")
+#: Kernel-side figure capture (light and dark SVG), sent after the setup in the same cell.
+KERNEL_FIGURES = (Path(__file__).with_name("kernel_figures.py")).read_text(encoding="utf-8")
 KERNELSPEC = {"display_name": "Python 3", "language": "python", "name": "python3"}
 
 
@@ -62,12 +64,13 @@ def script_text(page: Page) -> str:
 
 def kernel_notebook(page: Page) -> NotebookNode:
     """The notebook the kernel executes: setup, one cell per runnable block, then a report."""
-    cells = [new_code_cell(KERNEL_SETUP, metadata={"sitebuild": {"role": "setup"}})]
+    cells = [new_code_cell(KERNEL_SETUP + "\n" + KERNEL_FIGURES, metadata={"sitebuild": {"role": "setup"}})]
     for block in page.code_blocks:
         call = f"_sb_run({block.source!r}, {page.rel_path!r}, {block.line})"
         cells.append(new_code_cell(call, metadata={"sitebuild": {"role": "block", "n": block.n}}))
     items = [(e.expr, e.format_spec, page.rel_path, e.line) for e in page.inline]
-    cells.append(new_code_cell(f"_sb_finish({items!r})", metadata={"sitebuild": {"role": "finish"}}))
+    claims = [(c.expression, page.rel_path, c.line) for c in page.claims]
+    cells.append(new_code_cell(f"_sb_finish({items!r}, {claims!r})", metadata={"sitebuild": {"role": "finish"}}))
     from nbformat import from_dict
 
     return from_dict(new_notebook(cells))

@@ -1,6 +1,8 @@
 """HTML outputs (pandas tables) made safe: an allow-list of table elements is kept, every
 other tag is dropped and its text escaped (style sheets are dropped whole), so ``<script>`` in an output shows as text.
-An empty header cell (pandas' top-left corner) gets a label that only screen readers see."""
+The empty top-left header cell gets a label only screen readers hear ("Row label"); any
+other empty header cell (the blanks beside an index name) becomes a plain empty ``td``, so
+a screen reader announces no heading for it instead of "No heading" again and again."""
 
 from __future__ import annotations
 
@@ -10,7 +12,6 @@ from html.parser import HTMLParser
 TABLE_TAGS = frozenset({"table", "thead", "tbody", "tfoot", "tr", "th", "td", "caption"})
 KEPT_ATTRIBUTES = frozenset({"colspan", "rowspan"})
 ROW_LABEL_HEADER = '<span class="visually-hidden">Row label</span>'
-EMPTY_HEADER = '<span class="visually-hidden">No heading</span>'
 
 
 class _TableSanitiser(HTMLParser):
@@ -21,6 +22,8 @@ class _TableSanitiser(HTMLParser):
         self._cell: list[str] | None = None
         self._in_style = False
         self._row_cells = 0
+        self._rows = 0
+        self._cell_start = 0
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self._in_style = tag == "style"
@@ -28,10 +31,12 @@ class _TableSanitiser(HTMLParser):
             return
         if tag == "tr":
             self._row_cells = 0
+            self._rows += 1
         kept = "".join(f' {k}="{escape(v or "")}"' for k, v in attrs if k in KEPT_ATTRIBUTES and (v or "").isdigit())
         self.parts.append(f"<{tag}{kept}>")
         if tag in ("td", "th"):
             self._cell = []
+            self._cell_start = len(self.parts) - 1
 
     def handle_endtag(self, tag: str) -> None:
         self._in_style = False
@@ -39,8 +44,11 @@ class _TableSanitiser(HTMLParser):
             return
         if tag in ("td", "th") and self._cell is not None:
             text = " ".join("".join(self._cell).split())
-            if tag == "th" and not text:
-                self.parts.append(ROW_LABEL_HEADER if self._row_cells == 0 else EMPTY_HEADER)
+            if tag == "th" and not text and self._rows == 1 and self._row_cells == 0:
+                self.parts.append(ROW_LABEL_HEADER)
+            elif tag == "th" and not text:
+                self.parts[self._cell_start] = self.parts[self._cell_start].replace("<th", "<td", 1)
+                tag = "td"
             self.cells.append(text)
             self._cell = None
             self._row_cells += 1

@@ -7,6 +7,7 @@ reported (a warning, so an error under ``--strict``)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from difflib import get_close_matches
 
 from sitebuild.check import Problem, expected_one_of
 from sitebuild.read import Page
@@ -73,4 +74,42 @@ def check_data_keys(pages: list[Page], data_theme: str) -> list[Problem]:
                     f"front matter field 'audits': no page of the theme {data_theme!r} lists {key!r}; "
                     f"{expected_one_of(key, choices)}, or add a {data_theme!r} page with `audits: [{key}]`",
                     "warning"))
+    return problems
+
+
+def check_themes(pages: list[Page], themes: tuple[str, ...]) -> list[Problem]:
+    """A warning for every page whose ``theme`` is not one of site.yaml's ``themes`` (a
+    misspelt theme would silently start a section of its own)."""
+    if not themes:
+        return []
+    problems = []
+    for page in pages:
+        if page.front.theme not in themes:
+            close = get_close_matches(page.front.theme, list(themes), n=1, cutoff=0.5)
+            hint = f"did you mean {close[0]!r}?" if close else f"expected one of {list(themes)}"
+            problems.append(Problem(page.rel_path, front_matter_line(page, "theme"),
+                                    f"front matter field 'theme': {page.front.theme!r} is not a theme of site.yaml; "
+                                    f"{hint} (or add it to `themes:` in site.yaml)", "warning"))
+    return problems
+
+
+def check_citations(pages: list[Page], entries: dict, bibliography: str) -> list[Problem]:
+    """An error for every ``[@key]`` whose key the bibliography does not have."""
+    from sitebuild.references import page_citations, unknown_key_message
+
+    return [Problem(page.rel_path, line, unknown_key_message(key, entries, bibliography or "the bibliography"))
+            for page in pages for line, key, _ in page_citations(page.tokens) if key not in entries]
+
+
+def author_checks(pages: list[Page], executed: dict, site, root) -> list[Problem]:
+    """The checks of what an author wrote against the site's configuration: themes,
+    citations and figure captions."""
+    from sitebuild.figures import check_figures
+    from sitebuild.references import load_bibliography
+
+    bibliography = site.bibliography
+    entries = load_bibliography(root / bibliography) if bibliography else {}
+    problems = check_themes(pages, site.themes) + check_citations(pages, entries, bibliography)
+    for page in pages:
+        problems += check_figures(page, executed.get(page.slug))
     return problems

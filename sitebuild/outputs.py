@@ -11,6 +11,8 @@ from html.parser import HTMLParser
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 ERROR_MIME = "application/vnd.sitebuild.error+json"
 DEPS_MIME = "application/vnd.sitebuild.deps+json"
+#: The dark rendering of a figure, next to its light ``image/svg+xml`` (kernel_figures.py).
+FIGURE_DARK_MIME = "application/vnd.sitebuild.figure-dark+svg"
 #: How the cells of one table row are joined into one quotable line.
 CELL_SEPARATOR = " | "
 
@@ -28,6 +30,8 @@ class Output:
     texts: list[str] = field(default_factory=list)
     figure: str = ""
     alt: str = ""
+    #: The figure's dark rendering ("" when it has only one).
+    figure_dark: str = ""
 
     def __post_init__(self) -> None:
         if self.kind == "html":
@@ -110,6 +114,13 @@ def convert_outputs(slug: str, n: int, raw_outputs: list[dict]) -> tuple[list[Ou
             text = strip_ansi("\n".join(raw.get("traceback", []))) or f"{raw.get('ename')}: {raw.get('evalue')}"
             error = BlockError(None, raw.get("ename", ""), raw.get("evalue", ""), text)
             outputs.append(Output(kind="error", text=text, texts=text.splitlines()))
+        elif "image/svg+xml" in data:
+            name = f"{slug}-{n}-{k}.svg"
+            figures[name] = _joined(data["image/svg+xml"]).encode()
+            dark = f"{slug}-{n}-{k}-dark.svg" if FIGURE_DARK_MIME in data else ""
+            if dark:
+                figures[dark] = _joined(data[FIGURE_DARK_MIME]).encode()
+            outputs.append(Output(kind="figure", figure=name, text=_joined(data.get("text/plain", "")), figure_dark=dark))
         elif "image/png" in data:
             name = f"{slug}-{n}-{k}.png"
             figures[name] = base64.b64decode(_joined(data["image/png"]))

@@ -13,25 +13,19 @@ from pathlib import Path
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
+from sitebuild.annotations import Annotation, PageMarks
 from sitebuild.cells import cell_html, pygments_css
+from sitebuild.config import SiteConfig
 from sitebuild.execute import ExecutedPage
 from sitebuild.extract import reader_notebook, script_text
 from sitebuild.links import data_links, data_pages_by_key
 from sitebuild.markdown import make_parser
 from sitebuild.read import Page
+from sitebuild.figures import figure_labels, figure_numbers
+from sitebuild.references import Reference, load_bibliography, references_section, render_citation
+from sitebuild.provenance import PROVENANCE_END, PROVENANCE_START, Provenance, collect_provenance
 
 SEARCH_TEXT_LIMIT = 4000
-
-
-@dataclass(frozen=True)
-class Annotation:
-    """A marked number of the prose: its text, status (verified, stale, unverified), the
-    id of the output line that backs it (when verified) and a tooltip."""
-
-    text: str
-    status: str
-    anchor: str = ""
-    title: str = ""
 
 
 @dataclass
@@ -45,6 +39,7 @@ class ReportRow:
     outputs: int
     warnings: list[str] = field(default_factory=list)
     numbers: dict[str, int] = field(default_factory=dict)
+    reason: str = ""  # why the page ran in this build ("" when its execution was reused)
 
 
 @dataclass
@@ -66,7 +61,8 @@ def _render_fence(self, tokens, idx, options, env):
     block = env["blocks_by_line"].get(tokens[idx].map[0] + 2)
     if block is None:
         return self.fence(tokens, idx, options, env)
-    return cell_html(block, env["executed"].blocks.get(block.n) if env["executed"] else None, env["slug"], env["title"])
+    return cell_html(block, env["executed"].blocks.get(block.n) if env["executed"] else None, env["slug"], env["title"],
+                     env.get("figure_numbers"))
 
 
 def _render_code_inline(self, tokens, idx, options, env):
@@ -80,6 +76,9 @@ def _render_code_inline(self, tokens, idx, options, env):
 def _render_link_open(self, tokens, idx, options, env):
     token = tokens[idx]
     href = str(token.attrs.get("href", ""))
+    number = env.get("figure_labels", {}).get(href[1:]) if href.startswith("#") else None
+    if number is not None and idx + 1 < len(tokens) and tokens[idx + 1].type == "link_close":
+        return f'<a class="xref" href="{escape(href)}">Figure {number}'  # [](#fig-x): "Figure 3"
     if "://" not in href and not href.startswith("#"):
         target, sep, fragment = href.partition("#")
         if target.endswith(".md"):
@@ -96,18 +95,35 @@ def _render_text(self, tokens, idx, options, env):
     for offset, note in marks:
         out.append(escape(token.content[cursor:offset]))
         text = escape(note.text)
+        attributes = _mark_attributes(note)
         if note.status == "verified" and note.anchor:
-            out.append(f'<a class="q q-verified" href="#{escape(note.anchor)}" title="{escape(note.title)}">{text}</a>')
+            out.append(f'<a class="q q-verified" href="#{escape(note.anchor)}"{attributes}>{text}</a>')
         else:
-            out.append(f'<span class="q q-{escape(note.status)}" title="{escape(note.title)}">{text}</span>')
+            out.append(f'<span class="q q-{escape(note.status)}"{attributes}>{text}</span>')
         cursor = offset + len(note.text)
     out.append(escape(token.content[cursor:]))
     return "".join(out)
 
 
-#: Marks for one page: (index of an inline token in ``page.tokens``, index of its text
-#: child) -> [(offset in the child's content, Annotation)], offsets ascending.
-PageMarks = dict[tuple[int, int], list[tuple[int, Annotation]]]
+def _mark_attributes(note: Annotation) -> str:
+    """The id, note (the popover's text) and tooltip of a mark, as HTML attributes."""
+    parts = [f' id="{escape(note.id)}"' if note.id else ""]
+    parts.append(f' data-note="{escape(note.note)}"' if note.note else "")
+    parts.append(f' title="{escape(note.title)}"' if note.title else "")
+    return "".join(parts)
+
+
+def _render_span_open(self, tokens, idx, options, env):
+    """A checked claim's words: plain text in a span with a subtle mark and its note; a
+    claim with no verdict (a page not checked) renders as a plain span."""
+    token = tokens[idx]
+    if "check" not in token.attrs:
+        return self.renderToken(tokens, idx, options, env)
+    claim = (token.meta or {}).get("claim")
+    if claim is None:
+        return '<span class="claim">'
+    return (f'<span class="claim claim-{escape(claim.status)}" id="{escape(claim.id)}" tabindex="0" '
+            f'data-note="{escape(claim.note)}">')
 
 
 def _prepare_inline(page: Page, marks: PageMarks) -> None:
@@ -119,7 +135,7 @@ def _prepare_inline(page: Page, marks: PageMarks) -> None:
             continue
         line = token.map[0] + 1
         for child_index, child in enumerate(token.children or []):
-            child.meta = {k: v for k, v in (child.meta or {}).items() if k != "annotations"}
+            child.meta = {k: v for k, v in (child.meta or {}).items() if k not in ("annotations", "claim")}
             if child.type in ("softbreak", "hardbreak"):
                 line += 1
             elif child.type == "code_inline" and pending is not None and pending.expr in child.content and pending.line == line:
@@ -129,6 +145,10 @@ def _prepare_inline(page: Page, marks: PageMarks) -> None:
                 placed = _placed_marks(child.content, marks.get((token_index, child_index), []))
                 if placed:
                     child.meta["annotations"] = placed
+            elif child.type == "span_open":
+                claims = [note for _, note in marks.get((token_index, child_index), []) if note.kind == "claim"]
+                if claims:
+                    child.meta["claim"] = claims[0]
 
 
 def _placed_marks(content: str, marks: list[tuple[int, Annotation]]) -> list[tuple[int, Annotation]]:
@@ -141,28 +161,39 @@ def _placed_marks(content: str, marks: list[tuple[int, Annotation]]) -> list[tup
     return placed
 
 
+def _render_citation(self, tokens, idx, options, env):
+    return render_citation(tokens[idx], env.get("bibliography", {}))
+
+
 def make_markdown():
-    """The shared parser with the site's render rules (cells, inline values, links, numbers)."""
+    """The shared parser with the site's render rules (cells, inline values, links,
+    numbers, citations)."""
     md = make_parser()
     rules = md.add_render_rule
+    rules("citation", _render_citation)
     rules("fence", _render_fence)
     rules("code_inline", _render_code_inline)
     rules("link_open", _render_link_open)
     rules("text", _render_text)
+    rules("span_open", _render_span_open)
     return md
 
 
-def prose_html(md, page: Page, executed: ExecutedPage | None, marks: PageMarks) -> str:
-    """The body of an explainer: prose, with each fenced block's cell where it stands and
-    each annotated number marked."""
+def prose_html(md, page: Page, executed: ExecutedPage | None, marks: PageMarks,
+               bibliography: dict[str, Reference] | None = None) -> str:
+    """The body of an explainer: prose, with each fenced block's cell where it stands, each
+    annotated number marked, figures numbered, citations linked (and the entries cited only
+    in running text listed at the end)."""
     _prepare_inline(page, marks)
     env = {
+        "figure_numbers": figure_numbers(page, executed), "figure_labels": figure_labels(page, executed),
+        "bibliography": bibliography or {},
         "blocks_by_line": {b.line: b for b in page.blocks},
         "executed": executed, "slug": page.slug, "title": page.front.title,
         "inline_values": {v.index: v.text for v in (executed.inline if executed else []) if not v.error},
     }
     body = [t for t in page.tokens if t.type != "front_matter"]
-    return md.renderer.render(body, md.options, env)
+    return md.renderer.render(body, md.options, env) + references_section(page.tokens, bibliography or {})
 
 
 def toc_entries(page: Page) -> list[dict]:
@@ -250,41 +281,76 @@ def notebook_json(page: Page, executed: ExecutedPage | None) -> str:
     return json.dumps(notebook, indent=1, ensure_ascii=False, sort_keys=True) + "\n"
 
 
+def page_links(page: Page, site: SiteConfig, provenance: Provenance | None) -> dict:
+    """"View source" (the repository's file at the built commit, else the copy of the
+    Markdown in the site) and "Edit this page" (only when site.yaml names a repository)."""
+    if not site.repository:
+        return {"source": f"source/{page.slug}.md", "edit": ""}
+    ref = provenance.commit if provenance and provenance.commit else site.branch
+    return {"source": f"{site.repository}/blob/{ref}/{page.rel_path}",
+            "edit": f"{site.repository}/edit/{site.branch}/{page.rel_path}"}
+
+
+def _provenance_for(pages: list[Page], executed: dict[str, ExecutedPage], root: Path | None) -> Provenance | None:
+    if root is None:
+        return None
+    reads = {p.slug: list(executed[p.slug].files_read) for p in pages if p.slug in executed}
+    modules = {name for r in executed.values() for name in getattr(r, "packages", {}) or {}}
+    return collect_provenance(root, reads, modules)
+
+
 def render_site(pages: list[Page], executed: dict[str, ExecutedPage], report: list[ReportRow], *,
-                templates: Path, site_title: str, themes: tuple[str, ...] = (),
-                annotations: dict[str, PageMarks] | None = None, data_theme: str = "") -> RenderedSite:
+                templates: Path, site_title: str = "", themes: tuple[str, ...] = (),
+                annotations: dict[str, PageMarks] | None = None, data_theme: str = "",
+                site: SiteConfig | None = None, root: Path | None = None,
+                provenance: Provenance | None = None) -> RenderedSite:
     """Render the whole site into memory; raises nothing for a page without an execution.
-    ``annotations`` holds the number marks of each page, by slug."""
+    ``annotations`` holds the number marks of each page, by slug. ``site`` (site.yaml)
+    gives the title, themes, links and footer; ``root`` (the repository) the commit,
+    versions and data digests shown on the pages (``provenance``, if given, instead)."""
+    site = site or SiteConfig(title=site_title or SiteConfig.title, themes=themes, data_theme=data_theme)
+    themes, data_theme = site.themes or themes, site.data_theme or data_theme
     env = make_environment(templates)
     md = make_markdown()
     ordered = ordered_pages(pages, themes)
     by_slug = {p.slug: p for p in ordered}
     by_key = data_pages_by_key(ordered, data_theme)
-    common = {"site_title": site_title, "serve": False}
-    site = RenderedSite()
+    provenance = provenance or _provenance_for(ordered, executed, root)
+    bibliography = load_bibliography(root / site.bibliography) if root is not None and site.bibliography else {}
+    common = {"site_title": site.title, "serve": False, "site": site, "prov": provenance, "nav": _groups(ordered),
+              "current": "", "data_theme": data_theme, "prov_start": Markup(PROVENANCE_START),
+              "prov_end": Markup(PROVENANCE_END), "base": ""}
+    rendered = RenderedSite()
     explainer = env.get_template("explainer.html")
     for i, page in enumerate(ordered):
         result = executed.get(page.slug)
         context = _page_context(page, by_slug, ordered[i - 1] if i > 0 else None, ordered[i + 1] if i + 1 < len(ordered) else None)
-        context.update(data_theme=data_theme, data_links=data_links(page, by_key))
-        context["body"] = Markup(prose_html(md, page, result, (annotations or {}).get(page.slug, {})))
-        site.files[f"{page.slug}.html"] = explainer.render(root="", **common, **context).encode()
-        site.files[f"code/{page.slug}.py"] = script_text(page).encode()
-        site.files[f"code/{page.slug}.ipynb"] = notebook_json(page, result).encode()
-        for name, png in (result.figures.items() if result else ()):
-            site.files[f"figures/{name}"] = png
-    site.files["index.html"] = env.get_template("index.html").render(
+        context.update(data_links=data_links(page, by_key), theme_id=theme_slug(page.front.theme),
+                       links=page_links(page, site, provenance), current=page.slug)
+        context["body"] = Markup(prose_html(md, page, result, (annotations or {}).get(page.slug, {}), bibliography))
+        rendered.files[f"{page.slug}.html"] = explainer.render(root="", **{**common, **context}).encode()
+        rendered.files[f"code/{page.slug}.py"] = script_text(page).encode()
+        rendered.files[f"code/{page.slug}.ipynb"] = notebook_json(page, result).encode()
+        rendered.files[f"source/{page.slug}.md"] = page.text.encode()
+        for name, data in (result.figures.items() if result else ()):
+            rendered.files[f"figures/{name}"] = data
+    rendered.files["index.html"] = env.get_template("index.html").render(
         root="", title="Explainers", toc=None, groups=_groups(ordered), audits=_data_index(ordered, data_theme), **common).encode()
-    site.files["report.html"] = env.get_template("report.html").render(
+    rendered.files["report.html"] = env.get_template("report.html").render(
         root="", title="Build report", toc=None, rows=report, **common).encode()
-    site.files["404.html"] = env.get_template("404.html").render(root="", title="Page not found", toc=None, **common).encode()
-    site.files["static/pygments.css"] = pygments_css().encode()
-    site.files["static/search-index.js"] = search_index_js(ordered).encode()
-    return site
+    # Served for a missing address at any depth: its links start from the site's base URL.
+    rendered.files["404.html"] = env.get_template("404.html").render(
+        root="", title="Page not found", toc=None, **{**common, "base": site.base_url}).encode()
+    rendered.files["static/pygments.css"] = pygments_css().encode()
+    rendered.files["static/search-index.js"] = search_index_js(ordered).encode()
+    return rendered
 
 
 def render_error_page(templates: Path, site_title: str, message: str) -> bytes:
-    """The page the preview server shows while the last build is failing."""
+    """The page the preview server shows while the last build is failing and there is no
+    last good page to show."""
     env = make_environment(templates)
-    return env.get_template("error.html").render(root="", title="The build failed", toc=None, site_title=site_title,
-                                                 serve=True, message=message).encode()
+    return env.get_template("error.html").render(
+        root="", title="The build failed", toc=None, site_title=site_title, serve=True, message=message,
+        site=SiteConfig(title=site_title), prov=None, nav=[], current="", data_theme="",
+        prov_start=Markup(PROVENANCE_START), prov_end=Markup(PROVENANCE_END), base="").encode()

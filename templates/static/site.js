@@ -151,28 +151,37 @@
     });
   }
 
-  /* ---- Table of contents ---- */
+  /* ---- Contents: all pages, and this page's headings (folded on narrow screens) ---- */
 
-  function initToc() {
-    var toc = document.querySelector(".toc");
-    var heading = toc && toc.querySelector("h2");
-    var list = toc && toc.querySelector("ul");
-    if (!heading || !list) return;
-    if (!list.id) list.id = "toc-list";
+  function initSidebar() {
+    var sidebar = document.querySelector(".sidebar");
+    var nav = sidebar && sidebar.querySelector("nav");
+    if (!nav) return;
     var button = document.createElement("button");
     button.type = "button";
-    button.className = "toc-toggle";
-    button.textContent = heading.textContent;
+    button.className = "sidebar-toggle";
+    var current = sidebar.querySelector('[aria-current="page"]');
+    button.textContent = current ? "Contents: " + current.textContent : "Contents";
     button.setAttribute("aria-expanded", "false");
-    button.setAttribute("aria-controls", list.id);
-    toc.insertBefore(button, heading);
-    toc.classList.add("is-collapsible");
+    button.setAttribute("aria-controls", nav.id || "site-pages");
+    sidebar.insertBefore(button, nav);
+    sidebar.classList.add("is-collapsible");
     button.addEventListener("click", function () {
-      var open = !toc.classList.contains("is-open");
-      toc.classList.toggle("is-open", open);
+      var open = !sidebar.classList.contains("is-open");
+      sidebar.classList.toggle("is-open", open);
       button.setAttribute("aria-expanded", open ? "true" : "false");
     });
-    followCurrentSection(toc);
+    nav.addEventListener("click", function (event) {
+      if (event.target.closest("a") && window.matchMedia("(max-width: 63.99rem)").matches) {
+        sidebar.classList.remove("is-open");
+        button.setAttribute("aria-expanded", "false");
+      }
+    });
+    var toc = sidebar.querySelector(".toc");
+    if (toc) followCurrentSection(toc);
+    if (current && current.scrollIntoView && sidebar.scrollHeight > sidebar.clientHeight) {
+      sidebar.scrollTop = Math.max(0, current.offsetTop - 80);
+    }
   }
 
   function followCurrentSection(toc) {
@@ -188,6 +197,7 @@
         if (!entry.isIntersecting) return;
         links.forEach(function (link) { link.classList.remove("is-current"); link.removeAttribute("aria-current"); });
         var link = byId.get(entry.target.id);
+        if (!link) return;
         link.classList.add("is-current");
         link.setAttribute("aria-current", "location");
       });
@@ -217,8 +227,20 @@
 
   function markScrollableBoxes() {
     document.querySelectorAll(SCROLL_BOXES).forEach(function (box) {
-      if (box.scrollWidth > box.clientWidth + 1) box.setAttribute("tabindex", "0");
+      var overflowing = box.scrollWidth > box.clientWidth + 1;
+      if (overflowing) box.setAttribute("tabindex", "0");
       else if (box.getAttribute("tabindex") === "0") box.removeAttribute("tabindex");
+      if (!box.classList.contains("table-scroll")) return;
+      box.classList.toggle("is-overflowing", overflowing);
+      var hint = box.nextElementSibling && box.nextElementSibling.classList.contains("scroll-hint") ? box.nextElementSibling : null;
+      if (overflowing && !hint) {
+        hint = document.createElement("p");
+        hint.className = "scroll-hint";
+        hint.textContent = "The table is wider than the page: scroll it sideways (or use the arrow keys on it) to see every column →";
+        box.parentNode.insertBefore(hint, box.nextSibling);
+      } else if (!overflowing && hint) {
+        hint.parentNode.removeChild(hint);
+      }
     });
   }
 
@@ -230,6 +252,135 @@
       pending = window.setTimeout(markScrollableBoxes, 150);
     });
     document.addEventListener("toggle", markScrollableBoxes, true);
+  }
+
+  /* ---- Popovers: where a checked number or claim comes from ----
+     A mark with data-note (or, from older builds, a title) opens a popover on click, tap,
+     Enter or Space; Escape or a click elsewhere closes it and focus returns to the mark.
+     A verified number's popover links to its output line; from there a button leads back
+     to the sentence. */
+
+  var popover = null;
+  var popoverOwner = null;
+  var markCount = 0;
+
+  function noteOf(mark) {
+    return mark.getAttribute("data-note") || mark.getAttribute("data-title") || "";
+  }
+
+  function prepareMarks() {
+    document.querySelectorAll(".q, .claim, [data-note]").forEach(function (mark) {
+      if (!mark.id) mark.id = "mark-" + (++markCount);
+      if (mark.title && !mark.getAttribute("data-note")) {
+        mark.setAttribute("data-title", mark.title);
+        mark.removeAttribute("title");
+      }
+      if (!noteOf(mark)) return;
+      if (mark.tagName !== "A" && mark.tagName !== "BUTTON") {
+        mark.setAttribute("tabindex", "0");
+        mark.setAttribute("role", "button");
+      }
+      mark.setAttribute("aria-haspopup", "dialog");
+      mark.setAttribute("aria-expanded", "false");
+    });
+  }
+
+  function closePopover(returnFocus) {
+    if (!popover || popover.hidden) return;
+    popover.hidden = true;
+    if (popoverOwner) {
+      popoverOwner.setAttribute("aria-expanded", "false");
+      if (returnFocus) popoverOwner.focus();
+    }
+    popoverOwner = null;
+  }
+
+  function openPopover(mark) {
+    if (!popover) {
+      popover = document.createElement("div");
+      popover.className = "note-popover";
+      popover.id = "note-popover";
+      popover.setAttribute("role", "dialog");
+      popover.setAttribute("aria-label", "Where this comes from");
+      popover.hidden = true;
+      document.body.appendChild(popover);
+    }
+    closePopover(false);
+    popover.textContent = "";
+    var text = document.createElement("p");
+    var label = mark.classList.contains("claim") ? "Checked claim: " : mark.classList.contains("q-verified") ? "Quotes the output line: " : "";
+    text.appendChild(document.createTextNode(label));
+    var code = document.createElement("code");
+    code.textContent = noteOf(mark);
+    text.appendChild(code);
+    popover.appendChild(text);
+    var actions = document.createElement("p");
+    actions.className = "note-actions";
+    var href = mark.getAttribute("href");
+    if (href && href.charAt(0) === "#") {
+      var go = document.createElement("a");
+      go.href = href;
+      go.className = "note-go";
+      go.textContent = "Show the output line";
+      go.addEventListener("click", function () {
+        rememberSentence(mark);
+        closePopover(false);
+      });
+      actions.appendChild(go);
+    }
+    var close = document.createElement("button");
+    close.type = "button";
+    close.textContent = "Close";
+    close.addEventListener("click", function () { closePopover(true); });
+    actions.appendChild(close);
+    popover.appendChild(actions);
+    var box = mark.getBoundingClientRect();
+    popover.hidden = false;
+    var width = popover.offsetWidth;
+    var left = Math.min(Math.max(8, box.left + window.scrollX), window.scrollX + document.documentElement.clientWidth - width - 8);
+    popover.style.left = Math.max(8, left) + "px";
+    popover.style.top = (box.bottom + window.scrollY + 6) + "px";
+    popoverOwner = mark;
+    mark.setAttribute("aria-expanded", "true");
+    mark.setAttribute("aria-controls", popover.id);
+    (popover.querySelector("a, button") || popover).focus();
+  }
+
+  function rememberSentence(mark) {
+    var back = document.querySelector(".back-to-sentence");
+    if (!back) {
+      back = document.createElement("a");
+      back.className = "back-to-sentence";
+      document.body.appendChild(back);
+      back.addEventListener("click", function () { window.setTimeout(function () { back.remove(); }, 0); });
+    }
+    back.href = "#" + mark.id;
+    back.textContent = "↩ Back to the sentence";
+  }
+
+  function initPopovers() {
+    prepareMarks();
+    document.addEventListener("click", function (event) {
+      var mark = event.target.closest && event.target.closest(".q, .claim, [data-note]");
+      if (mark && noteOf(mark) && !(popover && popover.contains(event.target))) {
+        event.preventDefault();
+        if (popoverOwner === mark) closePopover(true);
+        else openPopover(mark);
+        return;
+      }
+      if (popover && !popover.contains(event.target)) closePopover(false);
+    });
+    document.addEventListener("keydown", function (event) {
+      if (event.key === "Escape") {
+        closePopover(true);
+        return;
+      }
+      var mark = event.target.closest && event.target.closest(".q, .claim, [data-note]");
+      if (mark && noteOf(mark) && (event.key === "Enter" || event.key === " ")) {
+        event.preventDefault();
+        openPopover(mark);
+      }
+    });
   }
 
   /* ---- Printing: light colours and every output shown ---- */
@@ -253,7 +404,8 @@
   initThemeToggle();
   loadSearch();
   initCopyButtons();
-  initToc();
+  initSidebar();
+  initPopovers();
   initScrollableBoxes();
   initPrinting();
   revealTarget();

@@ -32,7 +32,7 @@ def test_steps_are_parsed(tmp_path):
     ("steps:\n  - {name: r}\n", "steps[0].run: expected a command as a string, found None"),
     ("steps:\n  - {name: r, run: x, when: always}\n", "steps[0]: expected only the fields name, run, inputs, found ['when']"),
     ("timeout: soon\n", "timeout: expected a positive number of seconds, found 'soon'"),
-    ("colour: red\n", "expected only the settings title, themes, steps, timeout, data_theme, inputs, found ['colour']"),
+    ("colour: red\n", "expected only the settings title, themes, steps, timeout, data_theme, inputs, bibliography"),
     ("data_theme: [Audits]\n", "data_theme: expected the name of a theme (a string), found ['Audits']"),
     ("title: [\n", "not valid YAML"),
 ])

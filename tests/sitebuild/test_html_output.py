@@ -23,12 +23,14 @@ def test_cell_texts_in_order():
     assert table_cell_texts(PANDAS) == ["", "rate", "0", "0.25", "<b>"]
 
 
-def test_empty_header_cells_get_a_hidden_label_and_keep_an_empty_text():
-    html = "<table><thead><tr><th></th><th>rate</th></tr><tr><th>group</th><th> </th></tr></thead></table>"
+def test_only_the_corner_header_gets_a_hidden_label_other_blanks_become_plain_cells():
+    html = ("<table><thead><tr><th></th><th>rate</th><th>n</th></tr>"
+            "<tr><th>group</th><th> </th><th></th></tr></thead></table>")
     cleaned = sanitise_table_html(html)
     assert cleaned.count('<span class="visually-hidden">Row label</span>') == 1
-    assert cleaned.count('<span class="visually-hidden">No heading</span>') == 1
-    assert table_cell_texts(html) == ["", "rate", "group", ""]
+    assert "No heading" not in cleaned
+    assert "<tr><th>group</th><td> </td><td></td></tr>" in cleaned
+    assert table_cell_texts(html) == ["", "rate", "n", "group", "", ""]
 
 
 def test_empty_data_cells_stay_empty():

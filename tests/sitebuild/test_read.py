@@ -55,19 +55,40 @@ def test_inline_values_are_found_with_their_line_and_column(tmp_path):
         ("value", ".3f", 9, 11), ("name", "", 9, 36)]
 
 
-@pytest.mark.parametrize("front, message", [
-    ("summary: s", "front matter field 'title' is required: expected a non-empty string, found None"),
-    ("title: t", "front matter field 'summary' is required"),
-    ("title: t\nsummary: s\ntimeout: -1", "front matter field 'timeout': expected a positive number of seconds, found -1"),
-    ("title: t\nsummary: s\nrelated: Not A Slug", "front matter field 'related': expected page slugs"),
-    ("title: t\nsummary: s\ncolour: red", "front matter: unknown field(s) ['colour']"),
-    ("title: [unclosed", "front matter is not valid YAML"),
+@pytest.mark.parametrize("front, line, message", [
+    ("summary: s", 2, "front matter field 'title' is required: expected a non-empty string, found None"),
+    ("title: t", 2, "front matter field 'summary' is required"),
+    ("title: t\nsummary: s\ntimeout: -1", 4, "front matter field 'timeout': expected a positive number of seconds, found -1"),
+    ("title: t\nsummary: s\nrelated: Not A Slug", 4, "front matter field 'related': expected page slugs"),
+    ("title: t\nsummary: s\ncolour: red", 4, "front matter: unknown field 'colour'; expected one of"),
+    ("title: t\nsumary: s", 3, "front matter: unknown field 'sumary'; did you mean 'summary'?"),
+    ("title: t\nsummary: s\ntags: [a, b\nrelated: []", 5, "front matter is not valid YAML"),
+    ("title: t\nsummary: s: with a colon", 3, "front matter is not valid YAML"),
 ])
-def test_bad_front_matter_names_the_file_and_field(tmp_path, front, message):
+def test_bad_front_matter_names_the_file_and_the_true_line(tmp_path, front, line, message):
     with pytest.raises(SourceError) as caught:
         read_page(write(tmp_path, f"---\n{front}\n---\n\nText.\n"), tmp_path)
-    assert str(caught.value).startswith("explainers/page.md:1: ")
+    assert str(caught.value).startswith(f"explainers/page.md:{line}: "), str(caught.value)
     assert message in str(caught.value)
+
+
+def test_unclosed_fence_is_reported_where_it_opens(tmp_path):
+    text = "---\ntitle: t\nsummary: s\n---\n\nProse.\n\n```python\nx = 1\n\nMore prose that is not code.\n"
+    with pytest.raises(SourceError) as caught:
+        read_page(write(tmp_path, text), tmp_path)
+    assert str(caught.value).startswith("explainers/page.md:8: code block opened here with ``` is never closed")
+
+
+def test_a_fence_closed_on_the_last_line_is_fine(tmp_path):
+    page = read_page(write(tmp_path, "---\ntitle: t\nsummary: s\n---\n\n```python\nx = 1\n```"), tmp_path)
+    assert [b.source for b in page.blocks] == ["x = 1\n"]
+
+
+def test_figure_label_option(tmp_path):
+    assert parse_block_options('python {label="fig-gap"} {caption="The gap"}', "p.md", 3) == (
+        "python", {"label": "fig-gap", "caption": "The gap"})
+    with pytest.raises(SourceError, match="expected an id like"):
+        parse_block_options('python {label="Fig Gap"}', "p.md", 3)
 
 
 def test_missing_front_matter(tmp_path):

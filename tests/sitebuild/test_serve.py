@@ -56,7 +56,7 @@ def test_pages_get_the_reload_script_only_when_served(preview):
     assert fetch(port, "/__sitebuild/version") == (200, "1")
 
 
-def test_change_rebuilds_and_a_failure_serves_the_error_page(preview):
+def test_a_failed_rebuild_keeps_the_last_good_page_with_an_overlay_and_prints_the_problem(preview):
     root, port, state = preview
     page = root / "explainers" / "served.md"
     page.write_text(PAGE.replace("First version.", "Second, longer version."))
@@ -65,18 +65,71 @@ def test_change_rebuilds_and_a_failure_serves_the_error_page(preview):
     page.write_text("no front matter any more\n")
     wait_for_version(state, 3)
     status, html = fetch(port, "/served.html")
-    assert status == 500 and "The build failed" in html and "explainers/served.md:1: error: expected YAML front matter" in html
-    assert "Second, longer version." not in html
+    assert status == 200 and "Second, longer version." in html, "the last good page is still served"
+    assert 'class="sb-overlay" role="alert"' in html
+    assert "explainers/served.md:1: error: expected YAML front matter" in html
+    assert "explainers/served.md:1: error: expected YAML front matter" in "\n".join(state.log), "printed in the terminal"
+    page.write_text(PAGE)
+    wait_for_version(state, 4)
+    assert "sb-overlay" not in fetch(port, "/served.html")[1]
 
 
-@pytest.mark.parametrize("changed", ["faircode/new_module.py", "audits/sample/data/rows.csv"])
-def test_a_change_to_the_library_or_an_audit_rebuilds(preview, changed):
+def test_a_first_build_that_fails_serves_the_error_page(tmp_path):
+    (tmp_path / "explainers").mkdir()
+    (tmp_path / "explainers" / "broken.md").write_text("no front matter\n")
+    log = []
+    preview = start_preview(site_config(tmp_path), 0, log.append)
+    try:
+        thread = threading.Thread(target=preview.server.serve_forever, daemon=True)
+        thread.start()
+        status, html = fetch(preview.server.server_address[1], "/broken.html")
+        assert status == 500 and "The build failed" in html and "explainers/broken.md:1" in html
+        preview.server.shutdown()
+    finally:
+        preview.close()
+
+
+def test_a_busy_port_is_a_one_line_error(preview):
+    from sitebuild.errors import ConfigError
+
+    root, port, _ = preview
+    with pytest.raises(ConfigError) as caught:
+        start_preview(site_config(root), port, lambda line: None)
+    assert str(caught.value) == (f"serve: port {port} on 127.0.0.1 is in use; stop the other server or pass --port 0 "
+                                 "for a free port")
+
+
+def test_the_version_endpoint_answers_as_soon_as_a_rebuild_ends(preview):
     root, port, state = preview
-    target = root / changed
-    target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_text("x = 1\n")
-    wait_for_version(state, 2)
-    assert "change detected; rebuilding" in state.log
+    answer = {}
+
+    def wait() -> None:
+        started = time.monotonic()
+        answer["version"] = fetch(port, f"/__sitebuild/version?v={state.version}")[1]
+        answer["seconds"] = time.monotonic() - started
+
+    waiter = threading.Thread(target=wait)
+    waiter.start()
+    time.sleep(0.3)
+    assert waiter.is_alive(), "the long poll answered before anything changed"
+    (root / "explainers" / "served.md").write_text(PAGE.replace("First", "Third"))
+    waiter.join(timeout=20)
+    assert answer["version"] == "2" and answer["seconds"] < 15
+
+
+def test_watched_files_are_the_sources_templates_site_yaml_and_what_the_pages_read(tmp_path):
+    from sitebuild.serve import watched_paths
+
+    (tmp_path / "explainers").mkdir()
+    (tmp_path / "explainers" / "served.md").write_text(PAGE)
+    (tmp_path / "faircode").mkdir()
+    (tmp_path / "faircode" / "unrelated.py").write_text("x = 1\n")
+    (tmp_path / "data.csv").write_text("a\n1\n")
+    config = site_config(tmp_path)
+    watched = {p.relative_to(tmp_path.resolve()).as_posix() for p in watched_paths(config, [(tmp_path / "data.csv").resolve()])
+               if p.is_relative_to(tmp_path.resolve())}
+    assert {"explainers/served.md", "site.yaml", "data.csv"} <= watched
+    assert "faircode/unrelated.py" not in watched, "no hard-coded folder is watched"
 
 
 def test_a_change_to_a_template_rebuilds(tmp_path):
@@ -104,5 +157,5 @@ def test_a_change_to_a_template_rebuilds(tmp_path):
 def test_a_missing_page_is_served_the_not_found_page(preview):
     _, port, _ = preview
     status, html = fetch(port, "/no-such-page.html")
-    assert status == 404 and "Page not found" in html and '<base href="/">' in html
+    assert status == 404 and "Page not found" in html and '<base data-preview href="/"' in html
     assert fetch(port, "/static/no-such-file.css")[0] == 404

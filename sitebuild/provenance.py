@@ -1,0 +1,103 @@
+"""Provenance of a build: when it ran, from which commit, with which Python and package
+versions, and the digest of every data file the pages read. Shown on the pages and the
+report only: it never feeds the quote check, and it is the only part of a page that
+changes between two builds of the same sources (each page marks it, see
+:data:`PROVENANCE_START`)."""
+
+from __future__ import annotations
+
+import hashlib
+import platform
+import subprocess
+import time
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+
+#: Comments around the changing part of every page, so that two builds can be compared.
+PROVENANCE_START, PROVENANCE_END = "<!--provenance-->", "<!--/provenance-->"
+CODE_SUFFIXES = (".py", ".pyc")
+
+
+@dataclass(frozen=True)
+class DataFile:
+    """A file the pages read (not a module): its path from the root, sha256 and readers."""
+
+    path: str
+    sha256: str
+    size: int
+    pages: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where a build came from."""
+
+    built_at: str
+    commit: str = ""
+    dirty: bool = False
+    python: str = ""
+    packages: tuple[tuple[str, str], ...] = ()
+    data_files: tuple[DataFile, ...] = field(default_factory=tuple)
+
+    @property
+    def short_commit(self) -> str:
+        """The commit's first 10 hex digits ("" outside a git repository)."""
+        return self.commit[:10]
+
+
+def _git(root: Path, *args: str) -> str:
+    try:
+        done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
+def package_versions(modules: set[str]) -> tuple[tuple[str, str], ...]:
+    """(distribution, version) of the installed distributions that provide ``modules``
+    (top-level import names, such as ``sklearn`` -> ``scikit-learn``)."""
+    by_module = metadata.packages_distributions()
+    found = {}
+    for module in modules:
+        for dist in by_module.get(module, []):
+            try:
+                found[dist] = metadata.version(dist)
+            except metadata.PackageNotFoundError:
+                continue
+    return tuple(sorted(found.items(), key=lambda item: item[0].lower()))
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def data_files(root: Path, reads: dict[str, list[str]]) -> tuple[DataFile, ...]:
+    """The non-code files of ``reads`` (slug -> paths from ``root``), with their digests."""
+    readers: dict[str, list[str]] = {}
+    for slug, paths in reads.items():
+        for path in paths:
+            if not path.endswith(CODE_SUFFIXES):
+                readers.setdefault(path, []).append(slug)
+    found = []
+    for path, slugs in sorted(readers.items()):
+        full = Path(path) if Path(path).is_absolute() else root / path
+        if full.is_file():
+            found.append(DataFile(path, _sha256(full), full.stat().st_size, tuple(sorted(slugs))))
+    return tuple(found)
+
+
+def collect_provenance(root: Path, reads: dict[str, list[str]], packages: set[str],
+                       now: float | None = None) -> Provenance:
+    """The provenance of a build over ``root``: the git commit (and whether the work tree
+    differs from it), the Python and ``packages`` versions, and the data files read."""
+    stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(now if now is not None else time.time()))
+    commit = _git(root, "rev-parse", "HEAD")
+    dirty = bool(commit) and bool(_git(root, "status", "--porcelain", "--untracked-files=no"))
+    versions = package_versions(packages)
+    return Provenance(built_at=stamp, commit=commit, dirty=dirty, python=platform.python_version(),
+                      packages=versions, data_files=data_files(root, reads))
