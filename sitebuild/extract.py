@@ -4,6 +4,7 @@ notebook readers download (prose as Markdown cells, code as written)."""
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -43,14 +44,64 @@ def script_path(page: Page) -> Path:
     return page.path.parent / "code" / f"{page.slug}.py"
 
 
+#: The helpers at the top of every script: what a notebook shows at the end of a block,
+#: the script prints; the figures a block draws are saved beside the script (or shown,
+#: where matplotlib has a window to show them in).
+SCRIPT_HELPERS = """
+import sys as _sys
+from pathlib import Path as _Path
+
+
+def _show(value):
+    \"\"\"Print what a notebook shows for a block's last expression (tables as text).\"\"\"
+    if value is not None:
+        print(value.to_string() if hasattr(value, "to_string") else repr(value))
+
+
+def _figures(block):
+    \"\"\"Save the block's matplotlib figures beside this script, or show them on a display.\"\"\"
+    plt = _sys.modules.get("matplotlib.pyplot")
+    if plt is None or not plt.get_fignums():
+        return
+    if plt.get_backend().lower() not in ("agg", "pdf", "svg", "ps", "cairo", "template"):
+        plt.show()
+        return
+    for k, number in enumerate(plt.get_fignums()):
+        path = _Path(__file__).with_name(f"{_Path(__file__).stem}-{block}-{k}.png")
+        plt.figure(number).savefig(path, bbox_inches="tight")
+        print(f"saved {path.name}")
+    plt.close("all")
+"""
+
+
+def _shown_last_expression(source: str) -> str:
+    """``source`` with its last statement, when it is a bare expression whose value a
+    notebook would display, wrapped in ``_show(...)`` (a trailing ``;`` keeps it silent)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return source
+    last = tree.body[-1] if tree.body else None
+    if not isinstance(last, ast.Expr) or source.rstrip().endswith(";"):
+        return source
+    if isinstance(last.value, ast.Call) and isinstance(last.value.func, ast.Name) and last.value.func.id in ("print", "display"):
+        return source
+    lines = source.splitlines(True)
+    start, end = last.lineno - 1, last.end_lineno
+    expression = "".join(lines[start:end]).strip()
+    return "".join(lines[:start]) + f"_show({expression})\n" + "".join(lines[end:])
+
+
 def script_text(page: Page) -> str:
-    """The page's runnable script: a header naming its source, then each block in order.
+    """The page's runnable script: a header naming its source, the helpers, then each
+    block in order. Run, it prints what each block's last expression shows on the page
+    and saves (or shows) the figures each block draws.
 
     Blocks marked {expect-error} are kept as comments so the script runs to its end."""
     script_rel = f"{Path(page.rel_path).parent.as_posix()}/code/{page.slug}.py"
     parts = [
         f"# Generated from {page.rel_path} by `python build.py`: edit the Markdown, not this file.\n"
-        f"# Run from the repository root: PYTHONPATH=. python {script_rel}\n"
+        f"# Run from the repository root: PYTHONPATH=. python {script_rel}\n" + SCRIPT_HELPERS
     ]
     for block in page.code_blocks:
         header = f"\n# --- block {block.n} ({page.rel_path}, line {block.line}) ---\n"
@@ -58,7 +109,8 @@ def script_text(page: Page) -> str:
             body = "".join(f"# {line}" if line.strip() else "#\n" for line in block.source.splitlines(True))
             parts.append(header + "# This block is expected to raise an error, so it is not run here:\n" + body)
         else:
-            parts.append(header + block.source)
+            body = _shown_last_expression(block.source)
+            parts.append(header + (body if body.endswith("\n") else body + "\n") + f"_figures({block.n})\n")
     return "".join(p if p.endswith("\n") else p + "\n" for p in parts)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+from pathlib import Path
 import sys
 
 import nbformat
@@ -70,3 +71,36 @@ def test_reader_notebook_keeps_prose_code_and_outputs(tmp_path):
     assert kinds == [("markdown", "# Extract Me"), ("markdown", "Intro."), ("code", "x = 2"),
                      ("markdown", "Middle prose."), ("code", "1 / 0"), ("markdown", "```python {no-exec}")]
     assert notebook["cells"][2]["outputs"][0]["text"] == "42\n"
+
+
+def test_the_script_prints_the_table_a_block_ends_with_and_saves_its_figures(tmp_path):
+    import shutil
+    import subprocess
+    import sys
+
+    from sitebuild.read import read_page
+
+    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "browser_site"
+    root = tmp_path / "site"
+    shutil.copytree(fixture, root)
+    page = read_page(root / "explainers" / "reading-scores.md", root)
+    script = root / "explainers" / "code" / "reading-scores.py"
+    script.parent.mkdir(parents=True, exist_ok=True)
+    script.write_text(script_text(page), encoding="utf-8")
+    done = subprocess.run([sys.executable, str(script)], cwd=root, capture_output=True, text=True, timeout=120,
+                          env={"PATH": "/usr/bin:/bin", "MPLBACKEND": "Agg", "HOME": str(tmp_path)})
+    assert done.returncode == 0, done.stderr
+    assert "south: 6.00" in done.stdout
+    assert "mean score" in done.stdout and "south         6.0" in done.stdout, "the table the block ends with, as text"
+    figures = sorted(p.name for p in script.parent.glob("*.png"))
+    assert figures == ["reading-scores-3-0.png"], figures
+    assert "saved reading-scores-3-0.png" in done.stdout
+
+
+def test_a_silenced_or_printed_last_expression_is_left_alone():
+    from sitebuild.extract import _shown_last_expression
+
+    assert _shown_last_expression("x = 1\nx\n") == "x = 1\n_show(x)\n"
+    assert _shown_last_expression("x = 1\nx;\n") == "x = 1\nx;\n"
+    assert _shown_last_expression("print(1)\n") == "print(1)\n"
+    assert _shown_last_expression("(a,\n b)\n") == "_show((a,\n b))\n"
