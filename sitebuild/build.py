@@ -13,7 +13,7 @@ from sitebuild.errors import ConfigError
 from sitebuild.stamp import fingerprint, is_racy, is_up_to_date, write_stamp
 
 if TYPE_CHECKING:
-    from sitebuild.quotes_stage import QuoteRun
+    from sitebuild.quotes import QuoteRun
 
 Progress = Callable[[str], None]
 
@@ -67,7 +67,7 @@ def _options(config: BuildConfig, check_only: bool) -> dict:
 def _lock_stat(config: BuildConfig) -> list[int] | None:
     """Size and modification time of the quote lock: the build writes it, so (like the
     generated scripts) it is fingerprinted but never makes a stamp racy."""
-    from sitebuild.lock import LOCK_FILENAME
+    from sitebuild.quotes import LOCK_FILENAME
 
     try:
         stat = (config.source / LOCK_FILENAME).stat()
@@ -102,7 +102,7 @@ def gather_executions(config: BuildConfig, pages: list, progress: Progress) -> t
     warnings: list[Problem] = []
     jobs, by_slug = [], {p.slug: p for p in pages}
     for page in pages:
-        if not page.code_blocks and not page.inline:
+        if not page.code_blocks and not page.inline and not page.claims:
             executed[page.slug] = ExecutedPage(slug=page.slug, status="no code")
             continue
         lookup = cache.lookup(page) if not config.force else None
@@ -163,7 +163,7 @@ def run_build(config: BuildConfig, *, check_only: bool = False, progress: Progre
         return summary
     pages, executed = _execute_and_check(config, summary, check_only, progress)
     if summary.ok:  # a passing check binds its new numbers; a failing one changes nothing
-        from sitebuild.quotes_stage import save_quote_lock
+        from sitebuild.quotes import save_quote_lock
         save_quote_lock(summary.quotes)
     if summary.ok and not check_only:
         _render_and_write(config, pages, executed, summary, annotate)
@@ -184,7 +184,7 @@ def _execute_and_check(config: BuildConfig, summary: BuildSummary, check_only: b
     problem found: source errors, failed pages, site checks and quoted numbers."""
     from sitebuild.check import Problem, check_site
     from sitebuild.links import check_data_keys
-    from sitebuild.quotes_stage import check_quotes
+    from sitebuild.quotes import check_quotes
     from sitebuild.read import read_pages
 
     pages, source_errors = read_pages(config.source, config.root)
@@ -212,7 +212,7 @@ def run_check_fix(config: BuildConfig, *, progress: Progress = lambda line: None
     starts. Returns the fixes made and the second check's summary."""
     from dataclasses import replace
 
-    from sitebuild.quotes_stage import fix_quotes
+    from sitebuild.quotes import fix_quotes
 
     first = run_build(config, check_only=True, progress=progress)
     if first.quotes is None or not any(q.problems() for q in first.page_quotes):
@@ -223,7 +223,7 @@ def run_check_fix(config: BuildConfig, *, progress: Progress = lambda line: None
 
 def _render_and_write(config: BuildConfig, pages: list, executed: dict, summary: BuildSummary, annotate) -> None:
     from sitebuild.extract import script_path, script_text
-    from sitebuild.quotes_stage import page_marks
+    from sitebuild.quotes import page_marks
     from sitebuild.render import render_site
     from sitebuild.write import write_scripts, write_site
 

@@ -14,7 +14,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from sitebuild.execute import ExecutedPage, InlineValue
+from sitebuild.execute import ClaimValue, ExecutedPage, InlineValue
 from sitebuild.files import write_text_atomic
 from sitebuild.outputs import Output
 from sitebuild.read import Page
@@ -32,6 +32,8 @@ def page_key(page: Page) -> str:
         "blocks": [[b.n, b.source, sorted(b.options.items())] for b in page.code_blocks],
         "inline": [[e.expr, e.format_spec] for e in page.inline],
     }
+    if page.claims:  # pages without claims keep their entries
+        material["claims"] = [c.expression for c in page.claims]
     return hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()
 
 
@@ -156,4 +158,5 @@ def _decode(data: dict) -> ExecutedPage:
     result.notebook_outputs = {int(n): v for n, v in data["notebook_outputs"].items()}
     result.figures = {name: base64.b64decode(png, validate=True) for name, png in data["figures"].items()}
     result.inline = [InlineValue(**v) for v in data["inline"]]
+    result.claims = [ClaimValue(**v) for v in data.get("claims", [])]
     return result

@@ -41,6 +41,17 @@ class InlineValue:
 
 
 @dataclass
+class ClaimValue:
+    """What the kernel found for one checked claim: whether its expression holds (None
+    when it raised), the (name, short repr) pairs it read, and its error."""
+
+    index: int
+    holds: bool | None = None
+    values: list = field(default_factory=list)
+    error: str = ""
+
+
+@dataclass
 class ExecutionJob:
     """What a worker needs to run one page (picklable)."""
 
@@ -64,6 +75,7 @@ class ExecutedPage:
     files_read: list[str] = field(default_factory=list)
     packages: dict[str, str] = field(default_factory=dict)
     inline: list[InlineValue] = field(default_factory=list)
+    claims: list[ClaimValue] = field(default_factory=list)
     python: str = ""
     seconds: float = 0.0
     error: PageError | None = None
@@ -126,6 +138,8 @@ def _record_finish(result: ExecutedPage, job: ExecutionJob, cell: NotebookNode) 
         result.packages = report["packages"]
         result.python = report["python"]
         result.inline = [InlineValue(i, v.get("value", ""), v.get("error", "")) for i, v in enumerate(report["inline"])]
+        result.claims = [ClaimValue(i, v.get("holds"), v.get("values", []), v.get("error", ""))
+                         for i, v in enumerate(report.get("claims", []))]
         failed = [v for v in report["inline"] if "error" in v]
         if failed:
             first = failed[0]

@@ -86,7 +86,66 @@ def _sb_inline(items):
     return values
 
 
-def _sb_finish(items):
+def _sb_brief(value):
+    """A short repr of a value a claim read (numpy scalars as plain numbers)."""
+    import reprlib
+    item = getattr(value, "item", None)
+    if callable(item) and getattr(value, "shape", None) == ():
+        try:
+            value = item()
+        except Exception:
+            pass
+    if isinstance(value, float):
+        return repr(value) if len(repr(value)) <= 12 else format(value, ".6g")
+    brief = reprlib.Repr()
+    brief.maxstring, brief.maxother, brief.maxlist, brief.maxdict = 60, 60, 6, 4
+    return brief.repr(value)
+
+
+def _sb_operands(tree):
+    """The names, attributes and subscripts an expression reads, outermost first, each
+    once; a function called and what it is called on are left out."""
+    called = {id(node.func) for node in _sb_ast.walk(tree) if isinstance(node, _sb_ast.Call)}
+    inner = set()
+    for node in _sb_ast.walk(tree):
+        if isinstance(node, (_sb_ast.Attribute, _sb_ast.Subscript)):
+            inner.add(id(node.value))
+    found = []
+    for node in _sb_ast.walk(tree):
+        if isinstance(node, (_sb_ast.Name, _sb_ast.Attribute, _sb_ast.Subscript)) and id(node) not in called \
+                and id(node) not in inner:
+            text = _sb_ast.unparse(node)
+            if text not in found:
+                found.append(text)
+    return found
+
+
+def _sb_claims(items):
+    """Evaluate each claim's expression: whether it holds, and the values it read."""
+    import types
+    from IPython import get_ipython
+    namespace = get_ipython().user_ns
+    results = []
+    for expr, filename, line in items:
+        try:
+            tree = _sb_ast.parse(expr.strip(), filename, mode="eval")
+            holds = bool(eval(compile(tree, filename, "eval"), namespace))
+        except Exception as error:
+            results.append({"holds": None, "values": [], "error": f"{type(error).__name__}: {error}", "line": line})
+            continue
+        values = []
+        for operand in _sb_operands(tree):
+            try:
+                value = eval(operand, namespace)
+            except Exception:
+                continue
+            if not isinstance(value, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type)):
+                values.append([operand, _sb_brief(value)])
+        results.append({"holds": holds, "values": values, "error": ""})
+    return results
+
+
+def _sb_finish(items, claims=()):
     """Report the files read and the modules imported (under the root), and inline values."""
     root = _SB_ROOT + _sb_os.sep
     files, packages = set(), {}
@@ -105,4 +164,5 @@ def _sb_finish(items):
         elif "." not in name and ("site-packages" in full or "dist-packages" in full):
             packages[name] = full
     _sb_publish(_SB_DEPS_MIME, {"files": sorted(files), "packages": packages,
-                                "python": _sb_sys.version, "inline": _sb_inline(items)})
+                                "python": _sb_sys.version, "inline": _sb_inline(items),
+                                "claims": _sb_claims(claims)})

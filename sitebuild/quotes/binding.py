@@ -1,126 +1,55 @@
-"""Quoted numbers that cannot lie: every number of a page's prose, checked against the
-page's regenerated outputs.
+"""Binding each prose number to the one output number it quotes, and the verdict.
 
-Each prose number (see :mod:`sitebuild.quotes_extract` for what counts as prose, and
-:mod:`sitebuild.numbers` for the number grammar and precision rules) gets a status, in
-this order of precedence:
+Each prose number (see :mod:`sitebuild.quotes.extraction` for what counts as prose, and
+:mod:`sitebuild.quotes.numbers` for the number grammar and precision rules) gets a
+status, in this order of precedence:
 
 EXEMPT
-    under a heading named in the page's ``exempt_sections`` or inside the inline marker
-    ``[...]{.nocheck}``.
+    under a heading named in the page's ``exempt_sections`` or inside ``[...]{.nocheck}``.
+VERIFIED / STALE (bound)
+    the lock binds the number to an output number: found again by its label (the words
+    that say what it measures), else by the shape of its line, else by its position. If
+    that output still backs the prose number it is VERIFIED, otherwise STALE, with the
+    old and the new value. A comparison ("p < 0.001", "at least 80%") is backed only by
+    an output that satisfies it, so it goes stale when the output no longer does.
+UNVERIFIED (contradicted)
+    the output whose label best matches the sentence says something else ("The test
+    accuracy is 0.75" beside ``test accuracy: 0.70``): no literal of the code and no
+    other output showing 0.75 (``train accuracy: 0.75``) excuses it.
 INPUT
-    exactly equal to a numeric literal of the page's code (``2,000`` and ``2_000``,
-    ``5%`` and ``0.05``, ``p < 0.05`` and ``alpha = 0.05``). A typed input cannot drift
-    from the code beside it, so it is not tracked further.
-VERIFIED / STALE
-    the lock binds the number to an output position: the output line is found again by
-    its shape (its text with numbers masked) and, failing that, by its position. If that
-    output number still backs the prose number it is VERIFIED; otherwise it is STALE,
-    with the old and the new value.
-VERIFIED
-    not in the lock, but some output number backs it (the first one in page order).
+    exactly equal to a numeric literal of the page's code (``2,000`` and ``2_000``).
+VERIFIED / AMBIGUOUS (new)
+    the output numbers that back it, grouped by line: one line, it is VERIFIED; several,
+    the line whose label shares the most words with the sentence around the number
+    wins (words next to the number count three times); lines still tied leave the
+    number AMBIGUOUS, with the candidates and how to settle it.
 UNVERIFIED
-    nothing backs it: a warning, an error under ``--strict``.
+    nothing backs it.
 
-A prose comparison (``p < 0.0005``) is backed by the same comparison in an output, or by
-an output number shown with decimals that satisfies it; ``--fix`` rewrites it only when
-its output is itself a comparison.
+Row numbers and index columns of tables never back a prose number.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from enum import Enum
+import re
+from dataclasses import dataclass, replace
 from typing import Iterable, Sequence
 
 from markdown_it.token import Token
 
-from sitebuild.lock import LockEntry
-from sitebuild.numbers import Number, code_literals, equals_literal, format_like, matches_output, value_in_units_of
-from sitebuild.quotes_extract import DEFAULT_EXEMPT_SECTIONS, ProseNumber, extract_prose_numbers
-from sitebuild.quotes_outputs import (  # noqa: F401  (re-exported: the checker's public API)
-    OutputIndex,
-    OutputNumber,
-    OutputRef,
-    OutputText,
-    outputs_from_blocks,
-)
+from sitebuild.quotes.extraction import DEFAULT_EXEMPT_SECTIONS, ProseNumber, extract_prose_numbers
+from sitebuild.quotes.lock import LockEntry
+from sitebuild.quotes.numbers import Number, code_literals, equals_literal, format_like, matches_output, value_in_units_of
+from sitebuild.quotes.outputs import OutputNumber, OutputRef, OutputText, as_fraction, fraction_range, index_outputs
+from sitebuild.quotes.results import PageQuotes, QuoteResult, Status, unverified_message
+from sitebuild.quotes.words import word_list
 
-
-class Status(str, Enum):
-    """What the check concluded about one prose number."""
-
-    VERIFIED = "verified"
-    INPUT = "input"
-    EXEMPT = "exempt"
-    STALE = "stale"
-    UNVERIFIED = "unverified"
-
-
-@dataclass(frozen=True)
-class QuoteResult:
-    """The verdict on one prose number.
-
-    ``old`` and ``new`` are set for STALE numbers: the output value the lock recorded and
-    the new output value written in the prose's style (``new`` is empty when it cannot be
-    rewritten automatically). ``entry`` is what the lock keeps for this number;
-    ``fixed_entry`` what it keeps once ``--fix`` rewrote it. ``token_index``,
-    ``child_index`` and ``offset`` place the number exactly in the page's tokens: the
-    inline token, its text child, and the offset in that child's content."""
-
-    path: str
-    status: Status
-    text: str
-    line: int
-    col: int
-    value: str = ""
-    old: str = ""
-    new: str = ""
-    output_ref: OutputRef | None = None
-    output_line: str = ""
-    message: str = ""
-    entry: LockEntry | None = None
-    fixed_entry: LockEntry | None = None
-    token_index: int = -1
-    child_index: int = -1
-    offset: int = -1
-
-
-@dataclass(frozen=True)
-class QuoteSummary:
-    """Counts of a page's numbers by status."""
-
-    verified: int = 0
-    stale: int = 0
-    unverified: int = 0
-    exempt: int = 0
-    input: int = 0
-
-    def __add__(self, other: "QuoteSummary") -> "QuoteSummary":
-        return QuoteSummary(*(a + b for a, b in zip(self.as_tuple(), other.as_tuple())))
-
-    def as_tuple(self) -> tuple[int, int, int, int, int]:
-        """The counts in the order verified, stale, unverified, exempt, input."""
-        return (self.verified, self.stale, self.unverified, self.exempt, self.input)
-
-
-@dataclass
-class PageQuotes:
-    """Everything the check found on one page, and the lock entries it now implies."""
-
-    path: str
-    results: list[QuoteResult] = field(default_factory=list)
-    new_lock_entries: list[LockEntry] = field(default_factory=list)
-
-    @property
-    def summary(self) -> QuoteSummary:
-        """Counts by status."""
-        return summarize(self.results)
-
-    def problems(self, strict: bool = False) -> list[QuoteResult]:
-        """The STALE results, and the UNVERIFIED ones too when ``strict``."""
-        failing = {Status.STALE, Status.UNVERIFIED} if strict else {Status.STALE}
-        return [result for result in self.results if result.status in failing]
+#: A word next to the number, shared with an output's label, counts this many times more
+#: than a word elsewhere in the sentence.
+NEAR_WEIGHT = 3
+NEAR_BEFORE, NEAR_AFTER = 4, 3
+CLAUSE_BREAK = re.compile(r"[,;:()\[\]—–]|\s-\s|[0-9]")
+LISTED_CANDIDATES = 4
 
 
 def check_page(
@@ -155,7 +84,7 @@ def check_page(
     PageQuotes
         One result per prose number, in page order, and the page's new lock entries."""
     prose = extract_prose_numbers(md_text, tokens, exempt_sections)
-    output_index = OutputIndex(outputs)
+    index = OutputIndex(outputs)
     literals = [literal for source in code_blocks for literal in code_literals(source)]
     bindings = _Bindings([entry for entry in lock_entries if entry.page == md_path])
     occurrences: dict[tuple[str, str], int] = {}
@@ -164,10 +93,120 @@ def check_page(
         key = (item.text, item.context)
         occurrence = occurrences.get(key, 0)
         occurrences[key] = occurrence + 1
-        results.append(_classify(md_path, item, occurrence, output_index, literals, bindings))
+        results.append(_classify(md_path, item, occurrence, index, literals, bindings))
     entries = [result.entry for result in results if result.entry is not None]
     return PageQuotes(path=md_path, results=results, new_lock_entries=entries)
 
+
+# -- the sentence's words --------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SentenceWords:
+    """The words of a prose number's sentence: all of them, and those next to it (in its
+    clause, a few on either side)."""
+
+    near: frozenset[str]
+    all: frozenset[str]
+
+    @classmethod
+    def of(cls, item: ProseNumber) -> "SentenceWords":
+        """The words around ``item``."""
+        before = CLAUSE_BREAK.split(item.before)[-1] if item.before else ""
+        after = CLAUSE_BREAK.split(item.after)[0] if item.after else ""
+        near = word_list(before)[-NEAR_BEFORE:] + word_list(after)[:NEAR_AFTER]
+        return cls(frozenset(near), frozenset(word_list(item.before + " " + item.after)))
+
+    def score(self, candidate: OutputNumber) -> int:
+        """How well ``candidate``'s label and line match the sentence."""
+        label = candidate.label_words
+        return NEAR_WEIGHT * len(self.near & label) + len(self.all & (label | candidate.line_words))
+
+
+# -- the outputs ---------------------------------------------------------------------------------
+
+class OutputIndex:
+    """The numbers of a page's outputs that can back a prose number (row numbers and
+    index cells left out), searchable by value, label, shape and position."""
+
+    def __init__(self, outputs: Sequence[OutputText]):
+        self.numbers = [number for number in index_outputs(outputs) if not number.is_index]
+        self._by_position = {o.ref: o for o in self.numbers}
+
+    def backing(self, prose: Number) -> list[OutputNumber]:
+        """Every output number that backs ``prose``, in page order; for a comparison, the
+        outputs that state the same comparison if there are any (``p < 0.0005`` printed
+        as such), else the values that satisfy it."""
+        if not prose.comparator:
+            low, high = fraction_range(prose)
+            return [o for o in self.numbers if low <= as_fraction(o.number) <= high and matches_output(prose, o.number)]
+        backing = [o for o in self.numbers if matches_output(prose, o.number)]
+        return [o for o in backing if o.number.comparator] or backing
+
+    def resolve(self, entry: LockEntry) -> OutputNumber | None:
+        """The output number a lock entry is bound to: the one with its label (on a line
+        of the same shape or at the recorded position if several), else on a line of the
+        same shape, else at the recorded position when that one has no other label;
+        None when none exists any more."""
+        recorded = OutputRef(entry.block, entry.output, entry.output_line, entry.index)
+        if entry.label:
+            labelled = [o for o in self.numbers if o.label == entry.label]
+            if labelled:
+                return _preferred(labelled, entry, recorded)
+        same_shape = [o for o in self.numbers if o.shape == entry.shape and o.ref.index == entry.index]
+        if same_shape:
+            return _preferred(same_shape, entry, recorded)
+        at_position = self._by_position.get(recorded)
+        if at_position is not None and (not entry.label or not at_position.label):
+            return at_position
+        return None
+
+    def label_match(self, prose: Number, words: SentenceWords) -> tuple[OutputNumber, int] | None:
+        """The comparable output number whose label alone best matches the sentence, with
+        its score, when one stands out and shares a word next to the number."""
+        scored = [(words.score(o), o) for o in self.numbers if _comparable(prose, o.number)
+                  and words.near & o.label_words]
+        if not scored:
+            return None
+        best = max(score for score, _ in scored)
+        top = [o for score, o in scored if score == best]
+        return (top[0], best) if len(_distinct_values(top)) == 1 else None
+
+
+def _distinct_values(candidates: list[OutputNumber]) -> list[OutputNumber]:
+    """The first candidate of each distinct (line text, label, value shown)."""
+    seen: dict[tuple[str, str, str], OutputNumber] = {}
+    for candidate in candidates:
+        seen.setdefault((candidate.line_text.strip(), candidate.label, candidate.number.text), candidate)
+    return list(seen.values())
+
+
+def _preferred(candidates: list[OutputNumber], entry: LockEntry, recorded: OutputRef) -> OutputNumber:
+    for candidate in candidates:
+        if candidate.ref == recorded:
+            return candidate
+    same_shape = [c for c in candidates if c.shape == entry.shape]
+    return (same_shape or candidates)[0]
+
+
+def _comparable(prose: Number, output: Number) -> bool:
+    """A count is compared with counts, a measure with measures."""
+    return _is_count(prose) == _is_count(output)
+
+
+def _is_count(number: Number) -> bool:
+    return number.is_integer_shown and not number.percent and not number.multiplier
+
+
+def _distinct_lines(candidates: list[OutputNumber]) -> list[OutputNumber]:
+    """The first candidate of each distinct (line text, label): a line printed twice is
+    one line."""
+    seen: dict[tuple[str, str], OutputNumber] = {}
+    for candidate in candidates:
+        seen.setdefault((candidate.line_text.strip(), candidate.label), candidate)
+    return list(seen.values())
+
+
+# -- the lock ------------------------------------------------------------------------------
 
 class _Bindings:
     """The page's lock entries, each claimed by at most one prose number."""
@@ -192,53 +231,103 @@ class _Bindings:
         return chosen
 
 
-def _classify(
-    path: str,
-    item: ProseNumber,
-    occurrence: int,
-    outputs: OutputIndex,
-    literals: list[Number],
-    bindings: _Bindings,
-) -> QuoteResult:
+# -- the verdict -------------------------------------------------------------------------------
+
+def _classify(path: str, item: ProseNumber, occurrence: int, outputs: OutputIndex, literals: list[Number],
+              bindings: _Bindings) -> QuoteResult:
     base = QuoteResult(
         path=path, status=Status.UNVERIFIED, text=item.text, line=item.line, col=item.col,
         token_index=item.token_index, child_index=item.child_index, offset=item.number.start,
+        span=item.span, exact=item.exact, where=item.where,
     )
     if item.exempt_reason:
-        return _with(base, Status.EXEMPT, message=item.exempt_reason)
-    if any(equals_literal(item.number, literal) for literal in literals):
-        return _with(base, Status.INPUT, message="a literal of the page's code")
+        return replace(base, status=Status.EXEMPT, message=item.exempt_reason)
     entry = bindings.claim(item, occurrence)
     if entry is not None:
         return _check_binding(base, item, occurrence, entry, outputs)
-    backing = outputs.find_backing(item.number)
-    if backing is None:
-        return _with(base, Status.UNVERIFIED, message=unverified_message(item.text))
-    return _verified(base, item, occurrence, backing)
+    words = SentenceWords.of(item)
+    backing = outputs.backing(item.number)
+    contradiction = _contradiction(item, words, backing, outputs)
+    if contradiction is not None:
+        return contradiction_result(base, contradiction)
+    if any(equals_literal(item.number, literal) for literal in literals):
+        return replace(base, status=Status.INPUT, message="a literal of the page's code")
+    return _bind_new(base, item, occurrence, words, backing)
 
 
-def _check_binding(
-    base: QuoteResult, item: ProseNumber, occurrence: int, entry: LockEntry, outputs: OutputIndex
-) -> QuoteResult:
+def _contradiction(item: ProseNumber, words: SentenceWords, backing: list[OutputNumber],
+                   outputs: OutputIndex) -> OutputNumber | None:
+    """The output number the sentence names by its label, when it says something else
+    and no output that backs the prose number matches the sentence as well."""
+    match = outputs.label_match(item.number, words)
+    if match is None:
+        return None
+    labelled, score = match
+    if any(o.ref == labelled.ref for o in backing):
+        return None
+    if any(words.score(o) >= score for o in backing):
+        return None
+    return labelled
+
+
+def contradiction_result(base: QuoteResult, output: OutputNumber) -> QuoteResult:
+    """An UNVERIFIED verdict naming the output that contradicts the prose number."""
+    where = f"block {output.ref.block}"
+    message = (f'"{base.text}" contradicts the output its sentence names: "{output.line_text.strip()}" '
+               f"({where}) says {output.number.text}; correct the number, or mark it [...]{{.nocheck}} "
+               "if it is not that result")
+    return replace(base, status=Status.UNVERIFIED, value=output.number.text, output_ref=output.ref,
+                   output_line=output.line_text, label=output.label, message=message)
+
+
+def _bind_new(base: QuoteResult, item: ProseNumber, occurrence: int, words: SentenceWords,
+              backing: list[OutputNumber]) -> QuoteResult:
+    lines = _distinct_lines(backing)
+    if not lines:
+        return replace(base, status=Status.UNVERIFIED, message=unverified_message(item.text))
+    if len(lines) == 1:
+        return _verified(base, item, occurrence, lines[0])
+    scores = [(words.score(o), o) for o in lines]
+    best = max(score for score, _ in scores)
+    top = [o for score, o in scores if score == best]
+    if len(top) == 1:
+        return _verified(base, item, occurrence, top[0])
+    return _ambiguous(base, top)
+
+
+def _ambiguous(base: QuoteResult, candidates: list[OutputNumber]) -> QuoteResult:
+    shown = [f'"{o.line_text.strip()}" (block {o.ref.block})' for o in candidates[:LISTED_CANDIDATES]]
+    more = f" and {len(candidates) - LISTED_CANDIDATES} more" if len(candidates) > LISTED_CANDIDATES else ""
+    message = (f"{len(candidates)} output lines show it and the sentence names none of them: "
+               f"{', '.join(shown)}{more}; use in the sentence a word of the line it quotes, print that "
+               "value with a label the sentence uses, or write it inline as `{python} expr`")
+    return replace(base, status=Status.AMBIGUOUS, message=message,
+                   candidates=tuple(o.line_text.strip() for o in candidates))
+
+
+def _check_binding(base: QuoteResult, item: ProseNumber, occurrence: int, entry: LockEntry,
+                   outputs: OutputIndex) -> QuoteResult:
     target = outputs.resolve(entry)
     if target is None:
-        backing = outputs.find_backing(item.number)
-        if backing is not None:  # its output line is gone, but another one backs it: bind anew
-            return _verified(base, item, occurrence, backing)
+        words = SentenceWords.of(item)
+        rebound = _bind_new(base, item, occurrence, words, outputs.backing(item.number))
+        if rebound.status is Status.VERIFIED:  # its output line is gone, but another one backs it
+            return rebound
         where = f"block {entry.block}, output {entry.output}, line {entry.output_line}"
         message = (f"the output line it was verified against ({where}: {entry.shape!r}) is gone; "
                    "print the value again or mark the number [...]{.nocheck}")
-        return _with(base, Status.STALE, old=entry.value, message=message, entry=entry)
+        return replace(base, status=Status.STALE, old=entry.value, message=message, entry=entry)
     if matches_output(item.number, target.number):
         return _verified(base, item, occurrence, target)
     new = rewritten_value(item.number, target.number)
     fixed = _entry_for(base.path, item, occurrence, target, quote=new) if new else None
-    message = f"the output it quotes now says {new or target.number.text}"
-    if not new:
-        message += " (rewrite it by hand)"
-    return _with(
-        base, Status.STALE, value=target.number.text, old=entry.value, new=new, output_ref=target.ref,
-        output_line=target.line_text, message=message, entry=entry, fixed_entry=fixed,
+    if item.number.comparator and not target.number.comparator:
+        message = f"the output it quotes now says {target.number.text}, which no longer satisfies it (rewrite it by hand)"
+    else:
+        message = f"the output it quotes now says {new or target.number.text}" + ("" if new else " (rewrite it by hand)")
+    return replace(
+        base, status=Status.STALE, value=target.number.text, old=entry.value, new=new, output_ref=target.ref,
+        output_line=target.line_text, message=message, entry=entry, fixed_entry=fixed, label=target.label,
     )
 
 
@@ -251,64 +340,18 @@ def rewritten_value(prose: Number, output: Number) -> str:
 
 
 def _verified(base: QuoteResult, item: ProseNumber, occurrence: int, backing: OutputNumber) -> QuoteResult:
-    return _with(
-        base, Status.VERIFIED, value=backing.number.text, output_ref=backing.ref, output_line=backing.line_text,
-        message=f"from the output of block {backing.ref.block}", entry=_entry_for(base.path, item, occurrence, backing),
+    return replace(
+        base, status=Status.VERIFIED, value=backing.number.text, output_ref=backing.ref,
+        output_line=backing.line_text, label=backing.label, message=f"from the output of block {backing.ref.block}",
+        entry=_entry_for(base.path, item, occurrence, backing),
     )
 
 
-def _entry_for(
-    path: str, item: ProseNumber, occurrence: int, backing: OutputNumber, quote: str | None = None
-) -> LockEntry:
+def _entry_for(path: str, item: ProseNumber, occurrence: int, backing: OutputNumber,
+               quote: str | None = None) -> LockEntry:
     return LockEntry(
         page=path, quote=quote if quote is not None else item.text, context=item.context,
         occurrence=occurrence, line=item.line, block=backing.ref.block, output=backing.ref.output,
         output_line=backing.ref.line, index=backing.ref.index, shape=backing.shape, value=backing.number.text,
+        label=backing.label,
     )
-
-
-def _with(base: QuoteResult, status: Status, **changes: object) -> QuoteResult:
-    return replace(base, status=status, **changes)
-
-
-def unverified_message(text: str) -> str:
-    """The advice given for a number nothing backs."""
-    return (f'"{text}" is not backed by any output of this page: print it from the code, bind it with '
-            "`{python} expr`, or mark it [...]{.nocheck} if it is not a result")
-
-
-def format_problem(result: QuoteResult) -> str:
-    """One line for the terminal, e.g.
-    ``explainers/x.md:42: "72%" is stale: the output it quotes now says 69%``."""
-    where = f"{result.path}:{result.line}"
-    if result.status is Status.STALE:
-        return f'{where}: "{result.text}" is stale: {result.message}'
-    if result.status is Status.UNVERIFIED:
-        return f"{where}: {result.message}"
-    return f'{where}: "{result.text}" is {result.status.value}: {result.message}'
-
-
-def summarize(results: Iterable[QuoteResult]) -> QuoteSummary:
-    """Count results by status."""
-    counts = {status: 0 for status in Status}
-    for result in results:
-        counts[result.status] += 1
-    return QuoteSummary(
-        verified=counts[Status.VERIFIED], stale=counts[Status.STALE], unverified=counts[Status.UNVERIFIED],
-        exempt=counts[Status.EXEMPT], input=counts[Status.INPUT],
-    )
-
-
-def format_summary(pages: Iterable[PageQuotes]) -> str:
-    """A small table of counts per page and in total, as ``check`` prints it."""
-    rows = [(page.path, page.summary) for page in pages]
-    total = sum((summary for _, summary in rows), QuoteSummary())
-    width = max([len("page"), len("total")] + [len(path) for path, _ in rows])
-    header = f"{'page':<{width}}  verified  stale  unverified  exempt  input"
-    lines = [header] + [_summary_row(path, summary, width) for path, summary in rows + [("total", total)]]
-    return "\n".join(lines)
-
-
-def _summary_row(label: str, summary: QuoteSummary, width: int) -> str:
-    v, s, u, e, i = summary.as_tuple()
-    return f"{label:<{width}}  {v:>8}  {s:>5}  {u:>10}  {e:>6}  {i:>5}"

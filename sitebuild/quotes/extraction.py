@@ -1,9 +1,10 @@
-"""Finding the numbers of a page's prose, with their line and column in the .md.
+"""Finding the numbers of a page's prose, each with its exact place in the .md source.
 
 What counts as prose: the text of paragraphs, list items, table cells, headings, link
-texts and footnotes. What does not: front matter, fenced and indented code, inline code
-(including ``{python} expr`` values), link and image targets, images, bare URLs in the
-text, and the permalink anchors the parser adds to headings.
+texts, footnotes, the alt text of Markdown images, and the ``caption`` and ``alt``
+options of code blocks (``{caption="..."}``). What does not: front matter, fenced and
+indented code, inline code (including ``{python} expr`` values), link and image targets,
+bare URLs in the text, and the permalink anchors the parser adds to headings.
 
 Two ways to say a number is not a result (both make it EXEMPT):
 
@@ -13,30 +14,34 @@ Two ways to say a number is not a result (both make it EXEMPT):
   "Further Reading" and "References"): everything under it, up to the next heading of
   the same or a higher level.
 
-Years and small counts are numbers like any other: a citation year in running prose
-must be marked or moved to an exempt section. Numbers that are part of a word (``S2``,
-``COMPAS-2``) are not numbers (see :mod:`sitebuild.numbers`).
-
-Lines are 1-based; columns are 1-based character offsets in the line (0 when a number
-could not be located in the source, which only happens with escapes or entities).
+Where a number stands. Each text the parser produced is aligned, character by
+character, with its source line (from the token's line map), reading backslash escapes
+(``\\*``) and HTML entities (``&amp;``) as the characters they stand for. A number's
+``span`` is then its exact columns in the source line, and ``exact`` says the source
+there spells the number itself (``--fix`` rewrites only such spans). Lines are 1-based;
+columns are 1-based (0 when the text could not be aligned with its source).
 """
 
 from __future__ import annotations
 
+import html
 import re
-import string
-from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Iterable, Iterator, Sequence
 
 from markdown_it.token import Token
 
-from sitebuild.markdown import make_parser
-from sitebuild.numbers import Number, find_numbers, mask_numbers
+from sitebuild.markdown import ANCHOR_CLASS, make_parser
+from sitebuild.quotes.numbers import Number, find_numbers, mask_numbers, with_word_comparator
 
 NOCHECK_CLASS = "nocheck"
 DEFAULT_EXEMPT_SECTIONS = ("Further Reading", "References")
 URL_PATTERN = re.compile(r"(?:https?|ftp)://\S+|www\.\S+|\S+@\S+\.\w+")
 SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
+ENTITY = re.compile(r"&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);")
+ESCAPABLE = set("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+#: Options of a fence's info string whose text is prose (a figure's caption and alt text).
+PROSE_OPTIONS = re.compile(r"""\{(caption|alt)=(?:"([^"]*)"|'([^']*)')\}""")
 
 
 @dataclass(frozen=True)
@@ -44,8 +49,12 @@ class ProseNumber:
     """A number in the prose: where it stands and whether it is exempt.
 
     ``token_index`` and ``child_index`` point at the inline token and its text child
-    the number was read from, and ``number.start``/``end`` are offsets in that child's
-    content, so renderers can wrap exactly that text."""
+    the number was read from (-1 for a caption, which has no inline token), and
+    ``number.start``/``end`` are offsets in that child's content, so renderers can wrap
+    exactly that text. ``span`` is the number's 0-based [start, end) columns in its
+    source line, ``exact`` whether the source there reads exactly ``text``. ``where``
+    is prose, heading, alt (an image's alt text) or caption. ``before`` and ``after``
+    are the words of its sentence on either side of it (the sentence the binding reads)."""
 
     number: Number
     line: int
@@ -54,18 +63,21 @@ class ProseNumber:
     exempt_reason: str
     token_index: int
     child_index: int
+    span: tuple[int, int] = (-1, -1)
+    exact: bool = False
+    where: str = "prose"
+    before: str = ""
+    after: str = ""
 
     @property
     def text(self) -> str:
         """The number as written."""
         return self.number.text
 
-
-@dataclass
-class _Cursor:
-    """Where the search for the next text fragment resumes, per source line."""
-
-    positions: dict[int, int] = field(default_factory=dict)
+    @property
+    def markable(self) -> bool:
+        """True when the renderer can wrap the number (not in an alt text or a caption)."""
+        return self.where in ("prose", "heading") and self.token_index >= 0
 
 
 def parse_tokens(md_text: str) -> list[Token]:
@@ -83,10 +95,10 @@ def extract_prose_numbers(
     ``tokens`` must come from :func:`sitebuild.markdown.make_parser` on ``md_text``
     (parsed here when omitted)."""
     tokens = parse_tokens(md_text) if tokens is None else tokens
-    lines = md_text.splitlines()
+    lines = md_text.split("\n")
     exempt_names = {_normalise_heading(name) for name in exempt_sections}
     exempt_level: int | None = None
-    cursor = _Cursor()
+    cursors: dict[int, int] = {}
     found: list[ProseNumber] = []
     for index, token in enumerate(tokens):
         if token.type == "heading_open":
@@ -96,9 +108,12 @@ def extract_prose_numbers(
             title = tokens[index + 1].content if index + 1 < len(tokens) else ""
             if exempt_level is None and _normalise_heading(title) in exempt_names:
                 exempt_level = level
+        reason = "exempt section" if exempt_level is not None else ""
         if token.type == "inline" and token.map is not None:
-            section_reason = "exempt section" if exempt_level is not None else ""
-            found.extend(_numbers_of_inline(token, index, lines, cursor, section_reason))
+            where = "heading" if index and tokens[index - 1].type == "heading_open" else "prose"
+            found.extend(_InlineReader(token, index, lines, cursors, reason, where).numbers())
+        elif token.type == "fence" and token.map is not None:
+            found.extend(_caption_numbers(token, lines, reason))
     return found
 
 
@@ -106,47 +121,186 @@ def _normalise_heading(title: str) -> str:
     return " ".join(title.split()).casefold()
 
 
-def _numbers_of_inline(
-    token: Token, token_index: int, lines: list[str], cursor: _Cursor, section_reason: str
-) -> Iterable[ProseNumber]:
-    line_index = token.map[0]
-    last_line = max(token.map[1] - 1, line_index)
-    column = cursor.positions.get(line_index, 0)
-    nocheck_stack: list[bool] = []
-    skip_depth = 0
-    for child_index, child in enumerate(token.children or []):
-        kind = child.type
-        if kind in ("softbreak", "hardbreak"):
-            cursor.positions[line_index] = column
-            line_index, column = min(line_index + 1, last_line), 0
-        elif kind == "span_open":
-            nocheck_stack.append(NOCHECK_CLASS in str(child.attrs.get("class", "")).split())
-        elif kind == "span_close" and nocheck_stack:
-            nocheck_stack.pop()
-        elif kind == "link_open":
-            hidden = child.markup == "autolink" or "header-anchor" in str(child.attrs.get("class", ""))
-            skip_depth += 1 if hidden else 0
-            if hidden:
-                nocheck_stack.append(True)
-        elif kind == "link_close":
-            column = _skip_past(lines, line_index, column, str(_link_target(token, child_index)))
-            if skip_depth:
-                skip_depth -= 1
-                nocheck_stack.pop()
-        elif kind in ("code_inline", "footnote_ref"):
-            column = _skip_past(lines, line_index, column, child.content)
-        elif kind == "image":
-            column = _skip_past(lines, line_index, column, child.content)
-            column = _skip_past(lines, line_index, column, str(child.attrs.get("src", "")))
-        elif kind == "text":
-            line_index, base = _locate(lines, line_index, last_line, column, child.content)
-            hidden = skip_depth > 0
-            reason = section_reason or ("inline marker" if any(nocheck_stack) else "")
-            if not hidden:
-                yield from _numbers_of_text(child, lines, line_index, base, reason, token_index, child_index)
-            if base is not None:
-                column = base + len(child.content)
-    cursor.positions[line_index] = column
+# -- aligning parsed text with its source -------------------------------------------------
+
+def align(source: str, start: int, content: str) -> list[int] | None:
+    """The source column of each character of ``content`` when it is spelled at
+    ``source[start:]`` (literally, backslash-escaped or as an HTML entity), or None.
+
+    Examples
+    --------
+    >>> align(r"a \\*x\\* 0.5", 2, "*x* 0.5")
+    [3, 4, 6, 7, 8, 9, 10]
+    """
+    columns: list[int] = []
+    position = start
+    for char in content:
+        entity = ENTITY.match(source, position) if source.startswith("&", position) else None
+        if entity is not None and html.unescape(entity.group()) == char:
+            columns.append(position)
+            position = entity.end()
+        elif position < len(source) and source[position] == char:
+            columns.append(position)
+            position += 1
+        elif source[position:position + 2] == "\\" + char and char in ESCAPABLE:
+            columns.append(position + 1)
+            position += 2
+        else:
+            return None
+    return columns
+
+
+def locate(source: str, start: int, content: str) -> list[int] | None:
+    """Align ``content`` at the first column at or after ``start`` where it is spelled."""
+    if not content:
+        return []
+    for column in range(start, len(source) - 0):
+        if source[column] in (content[0], "\\", "&"):
+            columns = align(source, column, content)
+            if columns is not None:
+                return columns
+    return None
+
+
+class _InlineReader:
+    """Reads one inline token: its text children, aligned with their source lines."""
+
+    def __init__(self, token: Token, token_index: int, lines: list[str], cursors: dict[int, int],
+                 section_reason: str, where: str):
+        self.token, self.token_index, self.lines, self.cursors = token, token_index, lines, cursors
+        self.section_reason, self.where = section_reason, where
+        self.line = token.map[0]
+        self.last_line = max(token.map[1] - 1, self.line)
+        self.plain, self.plain_starts = _plain_text(token)
+
+    def numbers(self) -> Iterator[ProseNumber]:
+        nocheck: list[bool] = []
+        hidden = 0
+        image_depth = 0
+        for child_index, child in enumerate(self.token.children or []):
+            kind = child.type
+            if kind in ("softbreak", "hardbreak"):
+                self._next_line()
+            elif kind == "span_open":
+                nocheck.append(NOCHECK_CLASS in str(child.attrs.get("class", "")).split())
+            elif kind == "span_close" and nocheck:
+                nocheck.pop()
+            elif kind == "link_open":
+                is_hidden = child.markup == "autolink" or ANCHOR_CLASS in str(child.attrs.get("class", ""))
+                hidden += is_hidden
+                nocheck.append(is_hidden)
+            elif kind == "link_close":
+                self._skip(str(_link_target(self.token, child_index)))
+                if nocheck:
+                    hidden -= nocheck.pop()
+            elif kind in ("code_inline", "footnote_ref"):
+                self._skip(child.content)
+            elif kind == "image":
+                image_depth += 1
+                yield from self._image_numbers(child, child_index, any(nocheck))
+                self._skip(str(child.attrs.get("src", "")))
+            elif kind == "text" and not hidden:
+                yield from self._text_numbers(child, child_index, any(nocheck))
+            elif kind == "text":
+                self._advance(child.content)
+        self.cursors[self.line] = self.cursors.get(self.line, 0)
+
+    def _next_line(self) -> None:
+        self.line = min(self.line + 1, self.last_line)
+
+    def _source(self) -> str:
+        return self.lines[self.line] if self.line < len(self.lines) else ""
+
+    def _skip(self, content: str) -> None:
+        if content:
+            found = self._source().find(content, self.cursors.get(self.line, 0))
+            if found >= 0:
+                self.cursors[self.line] = found + len(content)
+
+    def _advance(self, content: str) -> list[int] | None:
+        """Align ``content`` with the source from the cursor (trying the block's next
+        lines too) and move the cursor past it."""
+        for line in range(self.line, min(self.last_line, len(self.lines) - 1) + 1):
+            columns = locate(self.lines[line], self.cursors.get(line, 0) if line == self.line else 0, content)
+            if columns is not None:
+                self.line = line
+                if columns:
+                    self.cursors[line] = columns[-1] + 1
+                return columns
+        return None
+
+    def _text_numbers(self, child: Token, child_index: int, nocheck: bool) -> Iterator[ProseNumber]:
+        columns = self._advance(child.content)
+        reason = self.section_reason or ("inline marker" if nocheck else "")
+        plain_start = self.plain_starts.get(child_index, 0)
+        for number in _numbers_of(child.content):
+            yield self._prose_number(number, columns, reason, child_index, plain_start, self.where)
+
+    def _image_numbers(self, image: Token, child_index: int, nocheck: bool) -> Iterator[ProseNumber]:
+        reason = self.section_reason or ("inline marker" if nocheck else "")
+        self._skip("![")
+        for child in image.children or []:
+            if child.type != "text":
+                continue
+            columns = self._advance(child.content)
+            for number in _numbers_of(child.content):
+                yield self._prose_number(number, columns, reason, -1, 0, "alt", sentence=image.content)
+
+    def _prose_number(self, number: Number, columns: list[int] | None, reason: str, child_index: int,
+                      plain_start: int, where: str, sentence: str | None = None) -> ProseNumber:
+        source = self._source()
+        span, exact = (-1, -1), False
+        if columns is not None and number.end <= len(columns):
+            span = (columns[number.start], columns[number.end - 1] + 1)
+            exact = source[span[0]:span[1]] == number.text
+        before, after = _sentence_sides(sentence if sentence is not None else self.plain,
+                                        (0 if sentence is not None else plain_start) + number.start,
+                                        (0 if sentence is not None else plain_start) + number.end)
+        column = span[0] + 1 if span[0] >= 0 else 0
+        return ProseNumber(
+            number=number, line=self.line + 1, col=column,
+            context=sentence_context(source, span[0] if span[0] >= 0 else source.find(number.text)),
+            exempt_reason=reason, token_index=self.token_index if where != "alt" else -1,
+            child_index=child_index, span=span, exact=exact, where=where, before=before, after=after,
+        )
+
+
+def _numbers_of(content: str) -> list[Number]:
+    blanked = _blank_urls(content)
+    return [with_word_comparator(blanked, number) for number in find_numbers(blanked)]
+
+
+def _plain_text(token: Token) -> tuple[str, dict[int, int]]:
+    """The inline's text as a reader reads it (code spans and breaks as spaces), and where
+    each text child starts in it."""
+    pieces: list[str] = []
+    starts: dict[int, int] = {}
+    length = 0
+    for index, child in enumerate(token.children or []):
+        if child.type == "text":
+            starts[index] = length
+            piece = child.content
+        elif child.type in ("softbreak", "hardbreak"):
+            piece = " "
+        elif child.type == "code_inline":
+            piece = child.content
+        else:
+            continue
+        pieces.append(piece)
+        length += len(piece)
+    return "".join(pieces), starts
+
+
+def _sentence_sides(text: str, start: int, end: int) -> tuple[str, str]:
+    """The words of the sentence of ``text`` around [start, end), before and after it."""
+    sentence_start, sentence_end = 0, len(text)
+    for boundary in SENTENCE_END.finditer(text):
+        if boundary.end() <= start:
+            sentence_start = boundary.end()
+        elif boundary.start() >= end:
+            sentence_end = boundary.start()
+            break
+    return text[sentence_start:start], text[end:sentence_end]
 
 
 def _link_target(inline: Token, close_index: int) -> str:
@@ -161,68 +315,26 @@ def _link_target(inline: Token, close_index: int) -> str:
     return ""
 
 
-def _skip_past(lines: list[str], line_index: int, column: int, content: str) -> int:
-    if not content or line_index >= len(lines):
-        return column
-    found = lines[line_index].find(content, column)
-    return column if found < 0 else found + len(content)
-
-
-def _locate(lines: list[str], line_index: int, last_line: int, column: int, content: str) -> tuple[int, int | None]:
-    """Find ``content`` at or after (line, column), trying the following lines of the
-    block too; return its line and column, or the line and None when it is not there
-    verbatim (escapes, entities)."""
-    for candidate in range(line_index, min(last_line, len(lines) - 1) + 1):
-        start = column if candidate == line_index else 0
-        found = lines[candidate].find(content, start)
-        if found >= 0:
-            return candidate, found
-        if candidate == line_index and _escaped_form(content).search(lines[candidate], start):
-            break  # here, written with escapes or entities: not verbatim on a later line
-    return line_index, None
-
-
-def _escaped_form(content: str) -> re.Pattern:
-    """A pattern for ``content`` as the source may spell it: any punctuation backslash-
-    escaped or written as an HTML entity."""
-    parts = [rf"(?:\\?{re.escape(ch)}|&#?\w+;)" if ch in string.punctuation else re.escape(ch) for ch in content]
-    return re.compile("".join(parts))
-
-
-def _numbers_of_text(
-    child: Token,
-    lines: list[str],
-    line_index: int,
-    base: int | None,
-    reason: str,
-    token_index: int,
-    child_index: int,
-) -> Iterable[ProseNumber]:
-    content = child.content
-    source_line = lines[line_index] if line_index < len(lines) else content
-    for number in find_numbers(_blank_urls(content)):
-        column = _column_of(number, source_line, base)
-        yield ProseNumber(
-            number=number,
-            line=line_index + 1,
-            col=column,
-            context=sentence_context(source_line, column - 1 if column else source_line.find(number.text)),
-            exempt_reason=reason,
-            token_index=token_index,
-            child_index=child_index,
-        )
+def _caption_numbers(fence: Token, lines: list[str], reason: str) -> Iterator[ProseNumber]:
+    """The numbers of a code block's ``caption`` and ``alt`` options, on its fence line."""
+    line = fence.map[0]
+    source = lines[line] if line < len(lines) else ""
+    for option in PROSE_OPTIONS.finditer(source):
+        group = 2 if option.group(2) is not None else 3
+        value, offset = option.group(group), option.start(group)
+        for number in _numbers_of(value):
+            span = (offset + number.start, offset + number.end)
+            before, after = _sentence_sides(value, number.start, number.end)
+            yield ProseNumber(
+                number=number, line=line + 1, col=span[0] + 1, context=sentence_context(value, number.start),
+                exempt_reason=reason, token_index=-1, child_index=-1, span=span,
+                exact=source[span[0]:span[1]] == number.text, where="caption", before=before, after=after,
+            )
 
 
 def _blank_urls(text: str) -> str:
     """Replace URLs with spaces of equal length, so offsets stay valid."""
     return URL_PATTERN.sub(lambda match: " " * len(match.group()), text)
-
-
-def _column_of(number: Number, source_line: str, base: int | None) -> int:
-    if base is not None:
-        return base + number.start + 1
-    found = source_line.find(number.text)
-    return found + 1 if found >= 0 else 0
 
 
 def sentence_context(line: str, column: int) -> str:

@@ -4,17 +4,22 @@ One JSON file in the source folder (``explainers/quotes.lock.json``), committed 
 pages, written sorted and indented so that a change reads as a small diff::
 
     {
-      "version": 1,
+      "version": 2,
       "quotes": [
         {"page": "explainers/x.md", "quote": "72%", "context": "significant in # of ...",
          "occurrence": 0, "line": 42, "block": 3, "output": 0, "output_line": 2,
-         "index": 1, "shape": "share significant: #", "value": "0.72"}
+         "index": 1, "shape": "share significant: #", "value": "0.72",
+         "label": "share significant"}
       ]
     }
 
 A prose number is bound by its page, text, sentence shape (``context``) and occurrence
-(not its line, so edits above it do not break the binding); its output by the shape of
-the output line first and its position (block, output, line, index) second.
+(not its line, so edits above it do not break the binding); its output by the label of
+the output number (the words that say what it measures) first, then the shape of the
+output line, then its position (block, output, line, index).
+
+A version 1 lock (entries without ``label``) is read as it is: those entries bind by
+shape and position, and the next passing build writes them back with their labels.
 """
 
 from __future__ import annotations
@@ -27,7 +32,10 @@ from typing import Any, Iterable
 from sitebuild.errors import SourceError
 from sitebuild.files import write_text_atomic
 
-LOCK_VERSION = 1
+LOCK_VERSION = 2
+READABLE_VERSIONS = (1, 2)
+#: Fields an entry may lack (added after version 1), with the value they then take.
+OPTIONAL_FIELDS = {"label": ""}
 LOCK_FILENAME = "quotes.lock.json"
 
 
@@ -46,6 +54,7 @@ class LockEntry:
     index: int
     shape: str
     value: str
+    label: str = ""
 
     def sort_key(self) -> tuple[Any, ...]:
         """Order of entries in the file: by page, then where the number stands."""
@@ -76,7 +85,7 @@ def load_lock(path: str | Path) -> list[LockEntry]:
 
 
 def _entries_from(path: Path, data: object) -> list[LockEntry]:
-    if not isinstance(data, dict) or data.get("version") != LOCK_VERSION or not isinstance(data.get("quotes"), list):
+    if not isinstance(data, dict) or data.get("version") not in READABLE_VERSIONS or not isinstance(data.get("quotes"), list):
         raise SourceError(path, f'expected an object {{"version": {LOCK_VERSION}, "quotes": [...]}}, '
                           f"found {_describe(data)}; delete the file to rebuild it")
     return [_entry_from(path, position, item) for position, item in enumerate(data["quotes"])]
@@ -93,6 +102,9 @@ def _entry_from(path: Path, position: int, item: object) -> LockEntry:
         raise SourceError(path, f"quotes[{position}]: expected an object, found a {type(item).__name__}")
     values: dict[str, Any] = {}
     for name, kind in _FIELD_TYPES.items():
+        if name not in item and name in OPTIONAL_FIELDS:
+            values[name] = OPTIONAL_FIELDS[name]
+            continue
         if name not in item:
             raise SourceError(path, f"quotes[{position}]: the field {name!r} is missing")
         value = item[name]

@@ -11,10 +11,12 @@ One grammar serves prose, captured outputs and code literals::
   follow a letter or digit (``COMPAS-2`` and ``3-5`` have no negative numbers);
 - digits: plain (``6513``), comma-grouped (``6,513``) or with no integer part (``.05``);
 - exponent: ``e-05``, ``E+3``, ``× 10^-5`` or ``×10⁻⁵``;
-- percent: ``%``, optionally after one space.
+- percent: ``%``, optionally after one space;
+- multiplier: ``x`` or ``×`` right after the digits and not followed by a letter or digit
+  (``3x``, ``2.5×``): a ratio, compared by its value.
 
 A number that is part of a word is not a number: ``S2``, ``H2O``, ``x1``, ``2nd``,
-``10x``, ``COMPAS-2``. Dotted sequences such as ``3.2.1`` are identifiers, not numbers.
+``10x10``, ``COMPAS-2``. Dotted sequences such as ``3.2.1`` are identifiers, not numbers.
 
 Precision. A number stands for every value that rounds to it: ``-0.0509`` stands for
 ``[-0.05095, -0.05085]`` (both ends included, so an exact tie such as ``0.0505`` agrees
@@ -49,6 +51,7 @@ NUMBER_PATTERN = re.compile(
       | [ \u00a0]?[×x·][ \u00a0]?10(?:\^(?P<caret_digits>[+\-−]?[0-9]+)|(?P<sup_digits>[⁺⁻]?[⁰¹²³⁴⁵⁶⁷⁸⁹]+))
     )?
     (?P<pct>[ \u00a0]?%)?
+    (?P<mult>[x×](?![A-Za-z0-9_]))?
     """,
     re.VERBOSE,
 )
@@ -76,6 +79,7 @@ class Number:
     integer_digits: str = ""
     exponent_text: str = ""
     leading_dot: bool = False
+    multiplier: str = ""
 
     @property
     def is_integer_shown(self) -> bool:
@@ -128,7 +132,7 @@ def _number_from_match(text: str, match: re.Match[str]) -> Number | None:
         return None  # the tail of a dotted identifier such as 3.2.1
     after = text[end:]
     if after and (_is_wordlike(after[0]) or (after[0] == "." and after[1:2].isdigit())):
-        if not match.group("pct"):
+        if not match.group("pct") and not match.group("mult"):
             return None
     return _build_number(text[start:end], start, end, match, sign, comparator_text)
 
@@ -161,6 +165,7 @@ def _build_number(
         integer_digits=integer,
         exponent_text=match.group("exp") or "",
         leading_dot=match.group("leadfrac") is not None,
+        multiplier=match.group("mult") or "",
     )
 
 
@@ -298,7 +303,7 @@ def format_like(old: Number, value: Decimal) -> str:
         sign = old.sign if old.sign in MINUS_SIGNS and old.sign else "-"
     else:
         sign = "+" if old.sign == "+" else ""
-    return f"{old.comparator_text}{sign}{body}{old.percent}"
+    return f"{old.comparator_text}{sign}{body}{old.percent}{old.multiplier}"
 
 
 def _format_fixed(old: Number, magnitude: Decimal) -> str:
@@ -351,3 +356,38 @@ def _exponent_like(old_text: str, exponent: int) -> str:
         digits = digits.translate(TO_SUPERSCRIPT)
         sign = sign.translate(TO_SUPERSCRIPT)
     return old_text[: match.start()] + sign + digits
+
+
+#: Words that make a prose number a bound, as the comparison they state.
+WORD_COMPARATORS = {
+    "at least": ">=", "no less than": ">=", "no fewer than": ">=", "or more": ">=",
+    "at most": "<=", "no more than": "<=", "up to": "<=", "or less": "<=", "or fewer": "<=",
+    "more than": ">", "greater than": ">", "larger than": ">", "higher than": ">", "over": ">",
+    "above": ">", "exceeds": ">", "exceed": ">", "beyond": ">",
+    "less than": "<", "fewer than": "<", "smaller than": "<", "lower than": "<", "under": "<",
+    "below": "<",
+}
+_WORDS_BEFORE = re.compile(
+    r"(?:^|(?<=[^\w]))(" + "|".join(sorted((re.escape(w) for w in WORD_COMPARATORS if not w.startswith("or ")),
+                                           key=len, reverse=True)) + r")[ \u00a0]+$",
+    re.IGNORECASE,
+)
+_WORDS_AFTER = re.compile(r"^[ \u00a0]*(?:[\w%]+[ \u00a0]+)?(or more|or less|or fewer)\b", re.IGNORECASE)
+
+
+def with_word_comparator(text: str, number: Number) -> Number:
+    """``number`` as a bound when the words of ``text`` around it state one ("at least
+    80%", "more than 5", "under 0.05", "10 or more"); unchanged otherwise. Only the
+    comparison is set: the number's text and span stay the digits as written.
+
+    Examples
+    --------
+    >>> with_word_comparator("at least 80% of rows", find_numbers("at least 80% of rows")[0]).comparator
+    '>='
+    """
+    if number.comparator:
+        return number
+    before = _WORDS_BEFORE.search(text[: number.start])
+    after = _WORDS_AFTER.match(text[number.end :]) if before is None else None
+    words = (before or after).group(1).lower() if (before or after) else ""
+    return replace(number, comparator=WORD_COMPARATORS[words]) if words else number

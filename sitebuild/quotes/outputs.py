@@ -1,29 +1,40 @@
-"""The numbers of a page's outputs, indexed for the quote check: by value (to find the
-output that backs a prose number), by line shape and by position (to find the output a
-lock entry is bound to, even after the outputs changed order)."""
+"""The numbers of a page's outputs, indexed for the quote check, each with its label.
+
+An output number's *label* is the words that say what it measures: on a line such as
+``test accuracy: 0.70`` the words between the previous number (or the line's start) and
+it ("test accuracy"); in a table, its column's header and its row's label cells as well.
+Row numbers and index columns of tables never back a prose number: the index cells of
+an HTML table (``<th>`` cells of its body rows), its header rows, and in text output a
+column of consecutive integers at the start of the lines (``0``, ``1``, ``2`` ...) or
+the left column under a header that leaves it blank (how pandas prints an index)."""
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Iterable, Mapping, Protocol, Sequence
+from html.parser import HTMLParser
+from typing import Mapping, Protocol, Sequence
 
-from sitebuild.lock import LockEntry
-from sitebuild.numbers import Number, find_numbers, half_step, mask_numbers, matches_output
+from sitebuild.quotes.numbers import Number, find_numbers, half_step, mask_numbers
+from sitebuild.quotes.words import word_list
 
 #: Output kinds whose text can be quoted: stdout, text/plain reprs and HTML tables.
 QUOTABLE_KINDS = ("stream", "text", "html")
+#: How the cells of one table row are joined into one line (as the engine joins them).
+CELL_SEPARATOR = " | "
 
 
 @dataclass(frozen=True)
 class OutputText:
     """One captured text output of a page: block ``block``'s output number ``output``
-    (stream text, a text/plain repr, or an HTML table flattened one row per line)."""
+    (stream text, a text/plain repr, or an HTML table flattened one row per line);
+    ``html`` is the table's HTML, from which its header and index cells are known."""
 
     block: int
     output: int
     text: str
+    html: str = ""
 
 
 @dataclass(frozen=True)
@@ -44,89 +55,207 @@ class OutputRef:
 
 @dataclass(frozen=True)
 class OutputNumber:
-    """A number of the outputs, with the line it stands in and that line's shape."""
+    """A number of the outputs, with the line it stands in, that line's shape, its
+    label (the words next to it, space-joined, and as a set), the words of its line (and
+    of its table's header) and whether it is a row number or index cell."""
 
     ref: OutputRef
     number: Number
     line_text: str
     shape: str
+    label: str = ""
+    line_words: frozenset[str] = field(default_factory=frozenset)
+    is_index: bool = False
+    label_words: frozenset[str] = field(default_factory=frozenset)
 
 
 class _CapturedOutput(Protocol):
     kind: str
     texts: list[str]
+    text: str
 
 
 def outputs_from_blocks(blocks: Mapping[int, Sequence[_CapturedOutput]]) -> list[OutputText]:
-    """Turn a page's captured outputs (block number -> outputs with ``kind`` and
-    ``texts``, one string per line) into :class:`OutputText` in page order. Output
+    """Turn a page's captured outputs (block number -> outputs with ``kind``, ``text``
+    and ``texts``, one string per line) into :class:`OutputText` in page order. Output
     indices count every output of the block, so they match the rendered ids."""
     texts: list[OutputText] = []
     for block in sorted(blocks):
         for output, captured in enumerate(blocks[block]):
             if captured.kind in QUOTABLE_KINDS:
-                texts.append(OutputText(block, output, "\n".join(captured.texts)))
+                html = captured.text if captured.kind == "html" else ""
+                texts.append(OutputText(block, output, "\n".join(captured.texts), html))
     return texts
 
 
 def index_outputs(outputs: Sequence[OutputText]) -> list[OutputNumber]:
-    """Return every number of the outputs, in page order, with its position and line shape."""
+    """Return every number of the outputs, in page order, with its position, line shape,
+    label and whether it is an index."""
     found: list[OutputNumber] = []
     for output in outputs:
-        for line_number, line_text in enumerate(output.text.splitlines()):
-            numbers = find_numbers(line_text)
-            shape = mask_numbers(line_text, numbers=numbers)
-            for index, number in enumerate(numbers):
-                found.append(OutputNumber(OutputRef(output.block, output.output, line_number, index), number, line_text, shape))
+        lines = output.text.splitlines()
+        table = _html_cells(output.html) if output.html else None
+        if table is not None and len(table) != len(lines):
+            table = None
+        numbers = [find_numbers(line) for line in lines]
+        indexed = _text_index_positions(lines, numbers) if table is None else set()
+        for line_number, line_text in enumerate(lines):
+            shape = mask_numbers(line_text, numbers=numbers[line_number])
+            for index, number in enumerate(numbers[line_number]):
+                ref = OutputRef(output.block, output.output, line_number, index)
+                if table is not None:
+                    label, words, is_index = _table_label(table, line_number, number)
+                else:
+                    label, words = _text_label(lines, numbers, line_number, index)
+                    is_index = (line_number, index) in indexed
+                found.append(OutputNumber(ref, number, line_text, shape, label, words, is_index, frozenset(label.split())))
     return found
 
 
-class OutputIndex:
-    """The numbers of a page's outputs, searchable by value, shape and position."""
+# -- text output ---------------------------------------------------------------------------
 
-    def __init__(self, outputs: Sequence[OutputText]):
-        self.numbers = index_outputs(outputs)
-        self._by_position = {o.ref: o for o in self.numbers}
-        self._by_shape: dict[tuple[str, int], list[OutputNumber]] = {}
-        for number in self.numbers:
-            self._by_shape.setdefault((number.shape, number.ref.index), []).append(number)
-        plain = sorted((_as_fraction(o.number), order) for order, o in enumerate(self.numbers) if not o.number.comparator)
-        self._plain_values = [value for value, _ in plain]
-        self._plain_orders = [order for _, order in plain]
-
-    def find_backing(self, prose: Number) -> OutputNumber | None:
-        """The first output number (in page order) that backs ``prose``; for a
-        comparison, an output stating the same comparison comes before a value that
-        merely satisfies it."""
-        if prose.comparator:
-            same = self._first(o for o in self.numbers if o.number.comparator and matches_output(prose, o.number))
-            return same or self._first(o for o in self.numbers if matches_output(prose, o.number))
-        low, high = _fraction_range(prose)
-        start, end = bisect_left(self._plain_values, low), bisect_right(self._plain_values, high)
-        orders = sorted(self._plain_orders[start:end])
-        return self._first(self.numbers[i] for i in orders if matches_output(prose, self.numbers[i].number))
-
-    def resolve(self, entry: LockEntry) -> OutputNumber | None:
-        """The output number a lock entry is bound to: on an output line of the same
-        shape (the one at the recorded position if several), else at the recorded
-        position; None when neither exists any more."""
-        recorded = OutputRef(entry.block, entry.output, entry.output_line, entry.index)
-        same_shape = self._by_shape.get((entry.shape, entry.index), [])
-        for candidate in same_shape:
-            if candidate.ref == recorded:
-                return candidate
-        return same_shape[0] if same_shape else self._by_position.get(recorded)
-
-    @staticmethod
-    def _first(candidates: Iterable[OutputNumber]) -> OutputNumber | None:
-        return next(iter(candidates), None)
+def _text_label(lines: list[str], numbers: list[list[Number]], line: int, index: int) -> tuple[str, frozenset[str]]:
+    text, here = lines[line], numbers[line]
+    start = here[index - 1].end if index else 0
+    near = word_list(text[start:here[index].start])
+    header = _header_line(lines, numbers, line)
+    column = word_list(_overlapping(header, start, here[index].end, here[index].start)) if header else []
+    if not near and not column and index + 1 == len(here):
+        near = word_list(text[here[index].end:])  # "0.75 accuracy": the words after the last number
+    label = _unique(column + near)
+    return " ".join(label), frozenset(word_list(text) + (word_list(header) if header else []))
 
 
-def _as_fraction(number: Number) -> Decimal:
+def _header_line(lines: list[str], numbers: list[list[Number]], line: int) -> str | None:
+    """The header of a text table the line belongs to: the nearest line above, in the
+    same run of non-blank lines of at least two fields, that has words and no numbers."""
+    if len(lines[line].split()) < 2:
+        return None
+    for above in range(line - 1, -1, -1):
+        if not lines[above].strip():
+            return None
+        if not numbers[above] and word_list(lines[above]):
+            return lines[above]
+    return None
+
+
+def _overlapping(header: str, start: int, end: int, number_start: int) -> str:
+    """The header cell above a number at [number_start, end): the cell that overlaps it
+    most, else the cells that overlap [start, end) (the gap since the previous number).
+    Cells are separated by two spaces or more, as pandas prints them; a header of one
+    cell is read a word per column."""
+    cells = [(m.start(), m.end(), m.group()) for m in re.finditer(r"\S+(?: \S+)*", header)]
+    if len(cells) == 1:
+        cells = [(m.start(), m.end(), m.group()) for m in re.finditer(r"\S+", header)]
+    overlaps = [(min(e, end) - max(s, number_start), text) for s, e, text in cells]
+    best = max((size for size, _ in overlaps), default=0)
+    if best > 0:
+        return " ".join(text for size, text in overlaps if size == best)
+    return " ".join(text for s, e, text in cells if s < end and e > start)
+
+
+def _text_index_positions(lines: list[str], numbers: list[list[Number]]) -> set[tuple[int, int]]:
+    """(line, 0) for every line whose first number is a row number or an index cell."""
+    leading = {i: found[0] for i, found in enumerate(numbers) if found and _is_leading_integer(lines[i], found[0])}
+    positions: set[tuple[int, int]] = set()
+    for i, number in leading.items():
+        previous, following = leading.get(i - 1), leading.get(i + 1)
+        in_sequence = (previous is not None and number.value == previous.value + 1) or (
+            following is not None and following.value == number.value + 1)
+        if in_sequence or _under_blank_header(lines, numbers, i, number):
+            positions.add((i, 0))
+    return positions
+
+
+def _is_leading_integer(line: str, number: Number) -> bool:
+    return number.start == len(line) - len(line.lstrip()) and number.is_integer_shown and not number.sign \
+        and not number.comparator and len(line.split()) >= 2
+
+
+def _under_blank_header(lines: list[str], numbers: list[list[Number]], line: int, number: Number) -> bool:
+    header = _header_line(lines, numbers, line)
+    return header is not None and header[: number.end].strip() == ""
+
+
+# -- HTML tables ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Cell:
+    text: str
+    header: bool
+    start: int  # where the cell starts in the row's joined line
+
+
+class _CellParser(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.rows: list[list[tuple[str, bool]]] = []
+        self._cell: list[str] | None = None
+        self._header = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "tr":
+            self.rows.append([])
+        elif tag in ("td", "th") and self.rows:
+            self._cell, self._header = [], tag == "th"
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("td", "th") and self._cell is not None:
+            self.rows[-1].append((" ".join("".join(self._cell).split()), self._header))
+            self._cell = None
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def _html_cells(html: str) -> list[list[_Cell]]:
+    parser = _CellParser()
+    parser.feed(html)
+    parser.close()
+    table = []
+    for row in parser.rows:
+        cells, position = [], 0
+        for text, header in row:
+            cells.append(_Cell(text, header, position))
+            position += len(text) + len(CELL_SEPARATOR)
+        table.append(cells)
+    return table
+
+
+def _table_label(table: list[list[_Cell]], line: int, number: Number) -> tuple[str, frozenset[str], bool]:
+    row = table[line]
+    column = next((i for i, cell in enumerate(row) if cell.start <= number.start < cell.start + len(cell.text) + 1), 0)
+    cell = row[column] if row else None
+    header_row = all(c.header for c in row)
+    is_index = cell is None or cell.header
+    headers = [r for r in table[:line] if r and all(c.header for c in r)] if not header_row else []
+    column_words = [w for r in headers for w in word_list(_column_text(r, row, column))]
+    row_words = [w for c in row if (c.header or not find_numbers(c.text)) and c is not cell for w in word_list(c.text)]
+    label = _unique(column_words + row_words + (word_list(cell.text) if cell else []))
+    line_words = frozenset(w for c in row for w in word_list(c.text)) | frozenset(column_words)
+    return " ".join(label), line_words, is_index or header_row
+
+
+def _column_text(header: list[_Cell], row: list[_Cell], column: int) -> str:
+    """The header cell above ``column`` (header rows may lack the index's blank cell)."""
+    offset = len(row) - len(header)
+    position = column - offset if offset > 0 else column
+    return header[position].text if 0 <= position < len(header) else ""
+
+
+def _unique(words: list[str]) -> list[str]:
+    return list(dict.fromkeys(words))
+
+
+# -- lookup --------------------------------------------------------------------------------
+
+def as_fraction(number: Number) -> Decimal:
+    """The number as a plain fraction (``72%`` -> 0.72)."""
     return number.value / 100 if number.percent else number.value
 
 
-def _fraction_range(prose: Number) -> tuple[Decimal, Decimal]:
+def fraction_range(prose: Number) -> tuple[Decimal, Decimal]:
     """The values, as plain fractions, that could round to ``prose``."""
     low, high = prose.value - half_step(prose), prose.value + half_step(prose)
     return (low / 100, high / 100) if prose.percent else (low, high)

@@ -1,6 +1,7 @@
-"""Stage 5b: the quoted-number check over a build's pages. It runs the checker of
-:mod:`sitebuild.quotes` on every page that executed, turns stale and unverified numbers
-into :class:`~sitebuild.check.Problem` records, keeps the lock of the source folder up to
+"""Stage 5b: the quoted-number and claim check over a build's pages. It runs the checker
+of :mod:`sitebuild.quotes.binding` on every page that executed, judges its claims, turns
+stale, unverified and ambiguous numbers and broken claims into
+:class:`~sitebuild.check.Problem` records, keeps the lock of the source folder up to
 date, rewrites stale numbers for ``check --fix`` and gives the renderer its marks.
 
 Inline ``{python} expr`` values are counted as VERIFIED: the value the reader sees was
@@ -12,11 +13,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sitebuild.annotations import PageMarks
 from sitebuild.check import Problem
 from sitebuild.errors import SourceError
 from sitebuild.execute import ExecutedPage
 from sitebuild.files import write_text_atomic
-from sitebuild.lock import (
+from sitebuild.quotes.binding import check_page
+from sitebuild.quotes.claims import ClaimResult, judge_claims
+from sitebuild.quotes.fix import SourceFile, fix_page, unified_diff
+from sitebuild.quotes.lock import (
     LOCK_FILENAME,
     LockEntry,
     drop_missing_pages,
@@ -25,10 +30,10 @@ from sitebuild.lock import (
     replace_page_entries,
     save_lock,
 )
-from sitebuild.quotes import PageQuotes, QuoteResult, Status, check_page, format_problem, outputs_from_blocks
-from sitebuild.quotes_fix import fix_page, marks_by_child, unified_diff
+from sitebuild.quotes.marks import page_marks as _marks
+from sitebuild.quotes.outputs import outputs_from_blocks
+from sitebuild.quotes.results import PageQuotes, QuoteResult, Status, format_problem
 from sitebuild.read import Page
-from sitebuild.render import Annotation, PageMarks
 
 INLINE_MESSAGE = "an inline {python} value: the kernel's own output"
 
@@ -42,13 +47,14 @@ class QuoteRun:
     lock_path: Path
     pages: dict[str, PageQuotes] = field(default_factory=dict)
     sources: dict[str, Page] = field(default_factory=dict)
+    all_pages: list[Page] = field(default_factory=list)
     lock: list[LockEntry] = field(default_factory=list)
     updated: list[LockEntry] = field(default_factory=list)
     lock_error: SourceError | None = None
 
     def problems(self) -> list[Problem]:
-        """Stale numbers as errors, unverified ones as warnings (errors under --strict),
-        and an unreadable lock as an error."""
+        """Stale numbers and broken claims as errors, unverified and ambiguous numbers as
+        warnings (errors under --strict), and an unreadable lock as an error."""
         problems = []
         if self.lock_error is not None:
             error = self.lock_error
@@ -56,6 +62,7 @@ class QuoteRun:
                                                             "(it is rewritten by the next successful build)"))
         for quotes in self.pages.values():
             problems.extend(_problem(result) for result in quotes.problems(strict=True))
+            problems.extend(_claim_problem(claim) for claim in quotes.broken_claims())
         return problems
 
     def numbers(self, slug: str) -> dict[str, int]:
@@ -63,9 +70,7 @@ class QuoteRun:
         quotes = self.pages.get(slug)
         if quotes is None:
             return {}
-        summary = quotes.summary
-        return {"verified": summary.verified, "stale": summary.stale, "unverified": summary.unverified,
-                "exempt": summary.exempt, "input": summary.input}
+        return quotes.summary.as_dict()
 
 
 def _problem(result: QuoteResult) -> Problem:
@@ -73,6 +78,10 @@ def _problem(result: QuoteResult) -> Problem:
     message = format_problem(result).removeprefix(location)
     severity = "error" if result.status is Status.STALE else "warning"
     return Problem(result.path, result.line, message, severity, plain=True)
+
+
+def _claim_problem(claim: ClaimResult) -> Problem:
+    return Problem(claim.path, claim.claim.line, claim.message, "error", plain=True)
 
 
 def lock_path_for(source: Path) -> Path:
@@ -99,6 +108,7 @@ def check_page_quotes(page: Page, executed: ExecutedPage, lock: list[LockEntry])
                         lock, page.front.exempt_sections, tokens=page.tokens)
     quotes.results.extend(inline_results(page, executed))
     quotes.results.sort(key=lambda result: (result.line, result.col))
+    quotes.claims = judge_claims(page.rel_path, page.claims, executed.claims)
     return quotes
 
 
@@ -107,7 +117,7 @@ def check_quotes(source: Path, pages: list[Page], executed: dict[str, ExecutedPa
     """Check every page that executed without error. Pages that failed or did not run
     keep their lock entries; entries of pages that no longer exist (not in ``pages`` nor
     in ``known_paths``, e.g. pages with a source error) are dropped."""
-    run = QuoteRun(lock_path=lock_path_for(source))
+    run = QuoteRun(lock_path=lock_path_for(source), all_pages=list(pages))
     try:
         run.lock = load_lock(run.lock_path)
     except SourceError as error:
@@ -151,24 +161,57 @@ class PageFix:
 
 def fix_quotes(run: QuoteRun) -> list[PageFix]:
     """Rewrite every stale number of the checked pages in place (each .md written
-    atomically), point the lock at the values the rewritten numbers now quote, and save
-    it. Unverified numbers are never touched."""
+    atomically, byte for byte except the numbers and the links that follow a renamed
+    heading), point the lock at the values the rewritten numbers now quote, save it, and
+    bring the generated scripts up to date. Unverified numbers and claims are never
+    touched."""
     if run.lock_error is not None:
         return []
+    sources = {page.rel_path: _source_file(page) for page in run.all_pages or run.sources.values()}
     fixes: list[PageFix] = []
     lock = list(run.updated)
     for slug, quotes in run.pages.items():
         page = run.sources[slug]
-        outcome = fix_page(page.text, quotes)
+        source = sources[page.rel_path]
+        outcome = fix_page(source, quotes, [s for path, s in sources.items() if path != page.rel_path])
         lock = replace_page_entries(lock, page.rel_path, outcome.lock_entries)
         if outcome.fixed:
             write_text_atomic(page.path, outcome.text)
+            sources[page.rel_path] = SourceFile(source.rel_path, source.slug, outcome.text, source.tokens)
+            for path, text in outcome.others.items():
+                other = next(p for p in run.all_pages if p.rel_path == path)
+                write_text_atomic(other.path, text)
+                sources[path] = SourceFile(path, other.slug, text, sources[path].tokens)
         if outcome.fixed or outcome.left:
-            fixes.append(PageFix(page.rel_path, unified_diff(page.text, outcome.text, page.rel_path),
+            fixes.append(PageFix(page.rel_path, unified_diff(source.raw, outcome.text, page.rel_path),
                                  outcome.fixed, outcome.left))
     run.updated = lock
     save_quote_lock(run)
+    _write_current_scripts(run.all_pages)
     return fixes
+
+
+def _source_file(page: Page) -> SourceFile:
+    """The page as --fix rewrites it: its exact text, line endings kept."""
+    with open(page.path, encoding="utf-8", newline="") as stream:
+        return SourceFile(page.rel_path, page.slug, stream.read(), page.tokens)
+
+
+def _write_current_scripts(pages: list[Page]) -> None:
+    """Write each page's generated script when it differs, so the check after ``--fix``
+    finds them current."""
+    from sitebuild.extract import script_path, script_text
+
+    for page in pages:
+        if not page.code_blocks:
+            continue
+        path, text = script_path(page), script_text(page)
+        try:
+            current = path.read_text(encoding="utf-8")
+        except OSError:
+            current = None
+        if current != text:
+            write_text_atomic(path, text)
 
 
 def not_rewritten_line(result: QuoteResult) -> str:
@@ -177,7 +220,5 @@ def not_rewritten_line(result: QuoteResult) -> str:
 
 
 def page_marks(quotes: PageQuotes, include_problems: bool) -> PageMarks:
-    """The renderer's marks for one checked page: verified numbers link to their output
-    line; stale and unverified ones are marked only when ``include_problems``."""
-    return {key: [(offset, Annotation(mark.text, mark.status, mark.anchor, mark.title)) for offset, mark in marks]
-            for key, marks in marks_by_child(quotes, include_problems=include_problems).items()}
+    """The renderer's marks for one checked page (see :func:`sitebuild.quotes.marks.page_marks`)."""
+    return _marks(quotes, include_problems)

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from sitebuild.numbers import (
+from sitebuild.quotes.numbers import (
     code_literals,
     equals_literal,
     find_numbers,
@@ -16,6 +16,7 @@ from sitebuild.numbers import (
     mask_numbers,
     matches_output,
     parse_number,
+    with_word_comparator,
 )
 
 
@@ -46,7 +47,7 @@ def test_find_numbers_reads_every_form(text, expected):
     assert texts(text) == expected
 
 
-@pytest.mark.parametrize("text", ["COMPAS-2", "S2", "H2O", "race_x_sex", "x1", "2nd", "10x", "version 3.2.1"])
+@pytest.mark.parametrize("text", ["COMPAS-2", "S2", "H2O", "race_x_sex", "x1", "2nd", "10x10", "0x1F", "version 3.2.1"])
 def test_numbers_inside_words_or_identifiers_are_not_numbers(text):
     assert texts(text) == []
 
@@ -199,3 +200,23 @@ def test_negative_zero_keeps_its_sign_through_parsing_and_formatting():
     output = parse_number("-0.0")
     assert output.value.is_signed()
     assert format_like(parse_number("0.00"), output.value) == "-0.00"
+
+
+@pytest.mark.parametrize("text, value, suffix", [("3x", "3", "x"), ("2.5×", "2.5", "×"), ("10x.", "10", "x")])
+def test_a_multiplier_written_with_digits_is_a_number(text, value, suffix):
+    (number,) = find_numbers(f"about {text} faster")
+    assert (number.text, number.value, number.multiplier) == (text.rstrip("."), Decimal(value), suffix)
+
+
+def test_a_multiplier_is_rewritten_with_its_sign():
+    assert format_like(parse_number("3.1x"), Decimal("2.96")) == "3.0x"
+
+
+@pytest.mark.parametrize("text, comparator", [
+    ("at least 80% of rows", ">="), ("more than 5 gaps", ">"), ("under 0.05", "<"), ("10 or more pages", ">="),
+    ("at most 3", "<="), ("we found 5 gaps", ""),
+])
+def test_words_before_a_number_can_state_a_bound(text, comparator):
+    number = [n for n in find_numbers(text)][0]
+    bound = with_word_comparator(text, number)
+    assert (bound.comparator, bound.text) == (comparator, number.text)

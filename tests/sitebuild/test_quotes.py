@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from sitebuild.lock import lock_text
+from sitebuild.quotes.lock import lock_text
 from sitebuild.quotes import (
     OutputText,
     PageQuotes,
@@ -18,13 +18,18 @@ from sitebuild.quotes import (
     format_problem,
     format_summary,
 )
-from sitebuild.quotes_fix import fix_page
+from sitebuild.quotes.extraction import parse_tokens
+from sitebuild.quotes.fix import SourceFile, fix_page
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "quotes"
 PAGE = "explainers/page.md"
 CODE = [
     'n_perm = 2_000\nalpha = 0.05\nprint("positive rate 0.059 vs 0.109 | gap -0.05093")\nprint("test rows 6513")\n'
 ]
+
+
+def fix(md: str, quotes: PageQuotes):
+    return fix_page(SourceFile(PAGE, "page", md, parse_tokens(md)), quotes)
 
 
 def outputs(name: str) -> list[OutputText]:
@@ -84,7 +89,7 @@ def test_a_changed_output_makes_the_quoted_numbers_stale_with_old_and_new_values
 
 def test_fix_rewrites_stale_numbers_and_the_check_then_passes(first_check):
     later = check(page_text(), "outputs_after.json", first_check.new_lock_entries)
-    fixed = fix_page(page_text(), later)
+    fixed = fix(page_text(), later)
     assert fixed.text == (FIXTURES / "page_fixed.md").read_text()
     again = check(fixed.text, "outputs_after.json", fixed.lock_entries)
     assert again.problems() == []
@@ -124,10 +129,20 @@ def test_a_vanished_output_makes_a_bound_number_stale_without_a_rewrite(first_ch
     assert "is gone" in format_problem(gap)
 
 
-def test_the_first_matching_output_in_page_order_wins_when_nothing_is_bound():
+def test_two_output_lines_that_both_show_the_number_leave_it_ambiguous_without_a_label():
     md = "The rate is 0.5.\n"
     result = check_page(md, PAGE, [OutputText(2, 0, "b 0.50\n"), OutputText(3, 0, "a 0.5\n")], [], []).results[0]
-    assert result.output_ref.anchor == "out-2-0-l0"
+    assert (result.status, result.candidates) == (Status.AMBIGUOUS, ("b 0.50", "a 0.5"))
+    assert format_problem(result) == (
+        'explainers/page.md:1: "0.5" is ambiguous: 2 output lines show it and the sentence names none of them: '
+        '"b 0.50" (block 2), "a 0.5" (block 3); use in the sentence a word of the line it quotes, print that value '
+        "with a label the sentence uses, or write it inline as `{python} expr`")
+
+
+def test_the_line_whose_label_the_sentence_uses_settles_an_ambiguity():
+    outputs = [OutputText(2, 0, "approval rate 0.50\n"), OutputText(3, 0, "refusal rate 0.5\n")]
+    result = check_page("The refusal rate is 0.5.\n", PAGE, outputs, [], []).results[0]
+    assert (result.status, result.output_ref.anchor, result.label) == (Status.VERIFIED, "out-3-0-l0", "refusal rate")
 
 
 def test_a_literal_in_the_code_is_an_input_even_when_no_output_shows_it():
@@ -185,9 +200,10 @@ def test_an_edited_prose_number_rebinds_afresh(first_check):
 def test_summary_table(first_check):
     other = PageQuotes(path="explainers/b.md", results=[replace(first_check.results[0], path="explainers/b.md")])
     table = format_summary([first_check, other]).splitlines()
-    assert table[0].split() == ["page", "verified", "stale", "unverified", "exempt", "input"]
-    assert table[1].split() == [PAGE, "9", "0", "1", "2", "2"]
-    assert table[-1].split() == ["total", "10", "0", "1", "2", "2"]
+    assert table[0].split() == ["page", "verified", "stale", "unverified", "ambiguous", "exempt", "input",
+                                "claims-hold", "claims-broken"]
+    assert table[1].split() == [PAGE, "9", "0", "1", "0", "2", "2", "0", "0"]
+    assert table[-1].split() == ["total", "10", "0", "1", "0", "2", "2", "0", "0"]
 
 
 def test_a_number_whose_output_line_is_gone_rebinds_to_another_output_that_backs_it(first_check):

@@ -104,9 +104,11 @@ def test_first_build_binds_the_verified_numbers_in_the_lock(history):
 
 def test_verified_numbers_link_to_the_output_line_that_backs_them(history):
     html = history["first build"]["html"]
-    link = re.search(r'<a class="q q-verified" href="#(out-1-0-l0)" title="[^"]*">72%</a>', html)
+    link = re.search(r'<a class="q q-verified" href="#(out-1-0-l0)" id="(q-18-\d+)" data-note="([^"]*)"'
+                     r' title="[^"]*">72%</a>', html)
     assert link, "72% is not linked to the first line of block 1's output"
     assert f'id="{link.group(1)}">group a approved: 72%</span>' in html
+    assert link.group(3) == "From the output of block 1, line 1: group a approved: 72%"
     gap = re.search(r'<a class="q q-verified" href="#([^"]+)"[^>]*>-0.12</a>', html)
     assert gap and f'id="{gap.group(1)}">gap b - a: -0.1200</span>' in html
 
@@ -135,9 +137,9 @@ def test_exempt_and_input_numbers_stay_plain_and_unverified_ones_are_marked(hist
 def test_report_page_lists_the_counts_per_page(history):
     report = history["first build"]["report"]
     row = re.search(r'<a href="quoted.html">Quoted Numbers</a>.*?</tr>', report, re.S).group(0)
-    # verified (72%, -0.12, 0.6 and the inline value), stale, unverified (13), exempt (2016, 1999)
-    assert re.findall(r"<td>(\d+)</td>\s*</tr>", row) == ["2"]
-    assert [int(n) for n in re.findall(r"<td>(\d+)</td>", row)[-4:]] == [4, 0, 1, 2]
+    # verified (72%, -0.12, 0.6 and the inline value), stale, unverified (13), exempt (2016, 1999),
+    # ambiguous, claims that hold, claims broken
+    assert [int(n) for n in re.findall(r"<td>(\d+)</td>", row)[-7:]] == [4, 0, 1, 2, 0, 0, 0]
 
 
 def test_a_data_change_makes_the_quoted_numbers_stale_and_the_build_fail(history):
@@ -159,10 +161,11 @@ def test_check_fails_on_stale_numbers_and_prints_the_summary(history):
     stage = history["check after the data changed"]
     assert stage["code"] == 1 and STALE_72 in stage["err"].splitlines()
     lines = stage["out"].splitlines()
-    assert lines[0].split() == ["page", "verified", "stale", "unverified", "exempt", "input"]
-    assert lines[1].split() == ["explainers/ordered.md", "1", "1", "0", "0", "0"]
-    assert lines[2].split() == ["explainers/quoted.md", "2", "2", "1", "2", "1"]
-    assert lines[3].split() == ["total", "3", "3", "1", "2", "1"]
+    assert lines[0].split() == ["page", "verified", "stale", "unverified", "ambiguous", "exempt", "input",
+                                "claims-hold", "claims-broken"]
+    assert lines[1].split() == ["explainers/ordered.md", "1", "1", "0", "0", "0", "0", "0", "0"]
+    assert lines[2].split() == ["explainers/quoted.md", "2", "2", "1", "0", "2", "1", "0", "0"]
+    assert lines[3].split() == ["total", "3", "3", "1", "0", "2", "1", "0", "0"]
     assert "0 executed, 2 cached" in stage["err"]
 
 

@@ -1,4 +1,5 @@
-"""Rewriting stale numbers, the diff, and the renderer's marks (sitebuild.quotes_fix)."""
+"""Rewriting stale numbers, the diff (sitebuild.quotes.fix), and the renderer's marks
+(sitebuild.quotes.marks)."""
 
 from __future__ import annotations
 
@@ -7,12 +8,30 @@ from decimal import Decimal
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sitebuild.numbers import parse_number
+from sitebuild.quotes.numbers import parse_number
 from sitebuild.quotes import OutputText, Status, check_page
 from sitebuild.markdown import make_parser
-from sitebuild.quotes_fix import fix_page, fix_text, marks_by_child, quote_marks, unified_diff
+from sitebuild.quotes.extraction import parse_tokens
+from sitebuild.quotes.fix import SourceFile, unified_diff
+from sitebuild.quotes.fix import fix_page as fix_source
+from sitebuild.quotes.marks import page_marks
 
 PAGE = "explainers/fix.md"
+
+
+def fix_page(md: str, quotes):
+    return fix_source(SourceFile(PAGE, "fix", md, parse_tokens(md)), quotes)
+
+
+def fix_text(md: str, results) -> str:
+    quotes = results if hasattr(results, "results") else None
+    return fix_page(md, quotes).text
+
+
+def quote_marks(page, include_problems=False):
+    """The marks by (line, col) of the .md, as the ids say."""
+    marks = [mark for placed in page_marks(page, include_problems).values() for _, mark in placed]
+    return {tuple(int(x) for x in mark.id.split("-")[1:]): mark for mark in marks if mark.kind == "quote"}
 
 
 def checked_twice(md: str, before: str, after: str, code=()):
@@ -27,14 +46,14 @@ def test_fix_keeps_each_number_in_its_own_style():
         "gap -0.05093 share 0.72 rows 6513 p 1.2e-05 d 0.5\n",
         "gap -0.04812 share 0.6949 rows 10013 p 3.45e-06 d 0.25\n",
     )
-    assert fix_text(md, later.results) == "Gap −0.0481, share 69 %, rows 10,013, p 3.5e-06 and +0.3.\n"
+    assert fix_text(md, later) == "Gap −0.0481, share 69 %, rows 10,013, p 3.5e-06 and +0.3.\n"
 
 
 def test_fix_never_touches_unverified_exempt_or_input_numbers():
     md = "Rate 0.5, seed 42, noted 17 times, in [2016]{.nocheck}.\n"
     later = checked_twice(md, "rate 0.5\n", "rate 0.7\n", code=["seed = 42\n"])
     assert [r.status for r in later.results] == [Status.STALE, Status.INPUT, Status.UNVERIFIED, Status.EXEMPT]
-    assert fix_text(md, later.results) == "Rate 0.7, seed 42, noted 17 times, in [2016]{.nocheck}.\n"
+    assert fix_text(md, later) == "Rate 0.7, seed 42, noted 17 times, in [2016]{.nocheck}.\n"
 
 
 def test_a_comparison_backed_by_a_plain_value_is_left_for_the_author():
@@ -49,7 +68,7 @@ def test_a_comparison_backed_by_a_plain_value_is_left_for_the_author():
 def test_a_comparison_backed_by_a_comparison_is_rewritten():
     md = "The p-value is p < 0.0005.\n"
     later = checked_twice(md, "p < 0.0005\n", "p < 0.0010\n")
-    assert fix_text(md, later.results) == "The p-value is p < 0.0010.\n"
+    assert fix_text(md, later) == "The p-value is p < 0.0010.\n"
 
 
 def test_fix_page_rebinds_the_lock_to_the_new_text():
@@ -75,6 +94,7 @@ def test_marks_link_verified_numbers_and_skip_inputs_and_exempt_ones():
     mark = marks[(1, 6)]
     assert (mark.text, mark.status, mark.anchor) == ("0.5", "verified", "out-3-1-l1")
     assert mark.title == "From the output of block 3: “rate 0.50”"
+    assert (mark.id, mark.note) == ("q-1-6", "From the output of block 3, line 2: rate 0.50")
     with_problems = quote_marks(page, include_problems=True)
     assert with_problems[(1, md.index("17") + 1)].status == "unverified"
 
@@ -83,7 +103,7 @@ def test_marks_by_child_place_repeated_table_values_in_their_own_cells():
     md = "| a | b |\n|---|---|\n| 0.5 | 0.5 |\n"
     tokens = make_parser().parse(md)
     page = check_page(md, PAGE, [OutputText(0, 0, "0.5\n")], [], [], tokens=tokens)
-    placed = marks_by_child(page)
+    placed = page_marks(page)
     assert len(placed) == 2
     for (token_index, child_index), marks in placed.items():
         child = tokens[token_index].children[child_index]

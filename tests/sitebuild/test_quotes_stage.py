@@ -5,10 +5,10 @@ as verified."""
 from __future__ import annotations
 
 from sitebuild.execute import ExecutedPage, InlineValue, PageError
-from sitebuild.lock import LockEntry, load_lock, save_lock
+from sitebuild.quotes.lock import LockEntry, load_lock, save_lock
 from sitebuild.outputs import Output
 from sitebuild.quotes import Status
-from sitebuild.quotes_stage import check_quotes, save_quote_lock
+from sitebuild.quotes.stage import check_quotes, save_quote_lock
 from sitebuild.read import read_page
 
 PAGE = """---
@@ -42,7 +42,8 @@ def test_numbers_and_inline_values_are_counted_and_bound(tmp_path):
     run = check_quotes(tmp_path / "explainers", [page], {"p": ran()})
     statuses = [(r.text, r.status) for r in run.pages["p"].results]
     assert statuses == [("0.25", Status.VERIFIED), ("2.5", Status.VERIFIED)]
-    assert run.numbers("p") == {"verified": 2, "stale": 0, "unverified": 0, "exempt": 0, "input": 0}
+    assert run.numbers("p") == {"verified": 2, "stale": 0, "unverified": 0, "exempt": 0, "input": 0,
+                                "ambiguous": 0, "holds": 0, "broken": 0}
     assert run.problems() == [] and save_quote_lock(run)
     assert [(e.quote, e.value) for e in load_lock(run.lock_path)] == [("0.25", "0.25")]
     assert not save_quote_lock(run)  # unchanged: not rewritten
