@@ -16,12 +16,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from faircode._grid import FAIRNESS_FILE, PERFORMANCE_FILE, SPREAD_FILE
 from faircode.exceptions import BenchmarkError
 
-FAIRNESS_FILE = "results_fairness.csv"
-PERFORMANCE_FILE = "results_performance.csv"
-SPREAD_FILE = "results_seed_spread.csv"
-RESULTS_FILES = (FAIRNESS_FILE, PERFORMANCE_FILE, SPREAD_FILE)
 FLOAT_FORMAT = "%.10g"
 DEFAULT_SEED = 42
 ROW_KEY = ("audit", "protected_attribute", "strategy", "model", "metric")
@@ -120,6 +117,15 @@ def load_seed_spread(path: str | Path | None = None) -> pd.DataFrame:
     return table.reindex(columns=list(SPREAD_COLUMNS))
 
 
+def combine(results: list) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The fairness and performance tables of a grid's unit results (see :class:`faircode._unit.UnitResult`),
+    in a stable order: audit, model, seed, then the strategies in the order they ran."""
+    ordered = sorted(results, key=lambda r: (r.unit.audit, r.unit.model, r.unit.seed))
+    fairness = pd.concat([r.fairness for r in ordered], ignore_index=True)
+    performance = pd.concat([r.performance for r in ordered], ignore_index=True)
+    return fairness, performance
+
+
 def _file_mode() -> int:
     umask = os.umask(0)
     os.umask(umask)
@@ -141,10 +147,10 @@ def csv_bytes(table: pd.DataFrame) -> bytes:
     return table.to_csv(index=False, lineterminator="\n").encode("utf-8")
 
 
-def write_tables(tables: dict[str, pd.DataFrame], out: str | Path) -> list[Path]:
-    """Write ``{file name: table}`` into ``out``, all or nothing.
+def write_files(contents: dict[str, bytes], out: str | Path) -> list[Path]:
+    """Write ``{file name: bytes}`` into ``out``, all or nothing.
 
-    Every table is first written to a temporary file in ``out``; only when all are written
+    Every file is first written to a temporary file in ``out``; only when all are written
     are they moved into place with ``os.replace``. A failure removes the temporary files and
     leaves the previous results as they were.
     """
@@ -152,11 +158,11 @@ def write_tables(tables: dict[str, pd.DataFrame], out: str | Path) -> list[Path]
     out.mkdir(parents=True, exist_ok=True)
     staged: list[tuple[str, Path]] = []
     try:
-        for name, table in tables.items():
+        for name, content in contents.items():
             fd, tmp = tempfile.mkstemp(dir=out, prefix=f".{name}.", suffix=".tmp")
             staged.append((tmp, out / name))
             with os.fdopen(fd, "wb") as handle:
-                handle.write(csv_bytes(table))
+                handle.write(content)
             os.chmod(tmp, _file_mode())  # mkstemp makes 0600 files; results are shared
     except Exception as err:
         for tmp, _ in staged:
@@ -182,7 +188,17 @@ def results_tables(fairness: pd.DataFrame, performance: pd.DataFrame, sweep: boo
     return tables
 
 
+def results_contents(fairness: pd.DataFrame, performance: pd.DataFrame, sweep: bool = False) -> dict[str, bytes]:
+    """The bytes of each results file of a grid run (see :func:`results_tables`)."""
+    try:
+        return {name: csv_bytes(table) for name, table in results_tables(fairness, performance, sweep).items()}
+    except BenchmarkError:
+        raise
+    except Exception as err:
+        raise BenchmarkError(f"could not format the results ({err}); the previous results are unchanged") from err
+
+
 def write_results(fairness: pd.DataFrame, performance: pd.DataFrame, out: str | Path,
                   sweep: bool = False) -> list[Path]:
     """Write a grid's results files into ``out`` (see :func:`results_tables`), all or nothing."""
-    return write_tables(results_tables(fairness, performance, sweep), out)
+    return write_files(results_contents(fairness, performance, sweep), out)

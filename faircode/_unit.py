@@ -1,145 +1,179 @@
-"""Running one work unit of the grid: fit, predict per strategy, audit, adjust p-values."""
+"""One work unit of the grid, as it runs on a worker: its types, and fit, predict, audit, adjust.
+
+A unit is one audit x model x seed with the strategies to run. Everything it needs travels
+with it: the :class:`WorkUnit` names the work and carries its cache keys, the
+:class:`AuditSource` carries the audit's manifest and the bytes of its data files, so a worker
+needs faircode installed but not the client's files. A unit reads and writes no cache: the
+client does (see :mod:`faircode.harness`). A unit given the predictions of an earlier run
+(the first level of the cache) only recomputes the statistics.
+"""
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
-from functools import lru_cache
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from threadpoolctl import threadpool_limits
 
-from faircode._pickles import load_entry, store_entry
-from faircode.datasets import AuditData, load_audit
-from faircode.harness import ALPHA, UnitResult, WorkUnit
+from faircode._digest import UNIT_ENTRY, process_code_digest
+from faircode._fit import StrategyOutput, fit_outputs, split_for_seed
+from faircode.datasets import AuditData, audit_from_manifest
+from faircode.exceptions import BenchmarkError
+from faircode.manifest import Manifest
 
-EXCLUDED = -1.0  # mask value of rows in neither compared group, as passed to fairness_report
+ALPHA = 0.05
 FAIRNESS_COLUMNS = (
     "audit", "protected_attribute", "strategy", "model", "seed", "metric", "value",
-    "rate_disadvantaged", "rate_advantaged", "ci_low", "ci_high", "p_value", "p_adjusted",
+    "rate_disadvantaged", "rate_advantaged", "ci_low", "ci_high", "ci_method", "p_value", "p_adjusted",
     "significant", "significant_adjusted", "n_disadvantaged", "n_advantaged",
-    "small_sample_warning", "minimum_detectable_gap", "note",
+    "small_sample_warning", "minimum_detectable_gap", "mdg_rate", "note",
 )
 PERFORMANCE_COLUMNS = ("audit", "strategy", "model", "seed", "accuracy", "balanced_accuracy", "roc_auc",
                        "selection_rate", "n_test")
 
 
+@dataclass(frozen=True)
+class AuditSource:
+    """An audit's validated manifest and the bytes of its data files: what a worker loads it from.
+
+    ``digest`` covers the manifest file and every data file, so it names the audit's inputs.
+    """
+
+    manifest: Manifest
+    files: dict[Path, bytes] = field(repr=False, hash=False, compare=False)
+    digest: str = ""
+
+
+@dataclass(frozen=True)
+class WorkUnit:
+    """One audit x model x seed of the grid, with its strategies and cache keys.
+
+    ``fit_key`` names its predictions (the fitting code, the audit's inputs, model, seed and
+    strategies); ``key`` names its tables (``fit_key`` and the statistics code); ``code`` is
+    the digest of the code a unit runs, which a worker checks against its own.
+    """
+
+    audit: str
+    manifest_path: Path
+    model: str
+    seed: int
+    strategies: tuple[str, ...]
+    key: str = ""
+    fit_key: str = ""
+    code: str = ""
+
+    @property
+    def label(self) -> str:
+        """How messages name the unit: ``compas x random_forest x seed 42``."""
+        return f"{self.audit} x {self.model} x seed {self.seed}"
+
+
 @dataclass
-class StrategyOutput:
-    """Test-set predictions (0/1) and scores of one strategy."""
+class Predictions:
+    """A unit's test-set outputs per strategy, with the time the fits took."""
 
-    strategy: str
-    predictions: np.ndarray
-    scores: np.ndarray
+    outputs: list[StrategyOutput]
+    seconds: float
+    cpu_seconds: float
 
 
-@lru_cache(maxsize=2)
-def _cached_audit(unit: WorkUnit, cache_dir: Path | None) -> AuditData:
-    """Load a unit's audit, through a pickle keyed by the unit's code and input digests
-    when a cache folder is given."""
-    if cache_dir is None:
-        return load_audit(unit.manifest_path, random_state=unit.seed)
-    path = cache_dir / f"audit-{unit.code[:16]}-{unit.inputs[:16]}-{unit.seed}.pkl"
-    data = load_entry(path)
+@dataclass
+class UnitResult:
+    """What a work unit produced: tidy fairness and performance rows, its predictions and timings.
+
+    ``cpu_seconds`` is the CPU time of the fits (0 when the predictions came from the cache)
+    plus that of the tables; ``from_cache`` is "tables" (nothing ran), "predictions" (only
+    the statistics ran) or "" (everything ran); ``worker`` names where it ran.
+    """
+
+    unit: WorkUnit
+    fairness: pd.DataFrame
+    performance: pd.DataFrame
+    predictions: Predictions | None
+    seconds: float
+    significance_seconds: float
+    cpu_seconds: float = 0.0
+    from_cache: str = ""
+    worker: str = ""
+
+
+_LOADED: dict[str, AuditData] = {}
+
+
+def _audit_data(source: AuditSource) -> AuditData:
+    """The audit loaded from its source, kept per process for the next units of the same audit."""
+    data = _LOADED.get(source.digest)
     if data is None:
-        data = load_audit(unit.manifest_path, random_state=unit.seed)
-        store_entry(path, data)
+        data = audit_from_manifest(source.manifest, files=source.files)
+        while len(_LOADED) >= 2:
+            _LOADED.pop(next(iter(_LOADED)))
+        _LOADED[source.digest] = data
     return data
 
 
-def run_unit(unit: WorkUnit, cache_dir: Path | None = None) -> UnitResult:
-    """Run one audit x model x seed for all its strategies; return tidy tables and timings."""
-    start, cpu_start = time.perf_counter(), time.process_time()
-    data = _cached_audit(unit, cache_dir)
-    deployed = {s.name: s for s in data.manifest.deployed_scores}
-    if unit.model in deployed:
-        outputs = _score_outputs(data, deployed[unit.model], unit.strategies)
+def run_unit(unit: WorkUnit, source: AuditSource, predictions: Predictions | None = None) -> UnitResult:
+    """Run one work unit: fit and predict (unless ``predictions`` are given), then audit.
+
+    Raises
+    ------
+    BenchmarkError
+        Naming the unit, whatever went wrong inside it (the original error is chained).
+    """
+    try:
+        return _run(unit, source, predictions)
+    except Exception as err:  # noqa: BLE001 - any failure of a unit fails the grid, naming the unit
+        raise BenchmarkError(f"work unit {unit.label} failed: {type(err).__name__}: {err}") from err
+
+
+def _run(unit: WorkUnit, source: AuditSource, predictions: Predictions | None) -> UnitResult:
+    if unit.code and process_code_digest(UNIT_ENTRY) != unit.code:
+        raise BenchmarkError("this process runs other faircode code than the unit was planned with (a faircode "
+                             "module changed after this process imported it, or a worker has another version); "
+                             "restart the process, and install the same faircode on the client and every worker")
+    start = time.perf_counter()
+    data = split_for_seed(_audit_data(source), unit.seed)
+    if predictions is None:
+        fit_start, fit_cpu = time.perf_counter(), time.process_time()
+        outputs = fit_outputs(data, unit.model, unit.seed, unit.strategies)
+        predictions = Predictions(outputs, time.perf_counter() - fit_start, time.process_time() - fit_cpu)
+        fit_cpu_seconds, cached = predictions.cpu_seconds, ""
     else:
-        outputs = _model_outputs(data, unit.model, unit.seed, unit.strategies)
-    fairness, sig_seconds = _audit_outputs(unit, data, outputs)
-    performance = _performance(unit, data, outputs)
-    return UnitResult(unit, fairness, performance, time.perf_counter() - start, sig_seconds,
-                      time.process_time() - cpu_start)
-
-
-def _primary_groups(data: AuditData, rows: np.ndarray) -> np.ndarray:
-    from faircode.strategies import group_codes
-
-    return group_codes(data.masks[data.manifest.primary_attribute].to_numpy()[rows])
-
-
-def _model_outputs(data: AuditData, model_name: str, seed: int, strategies: tuple[str, ...]) -> list[StrategyOutput]:
-    from faircode.models import build_model, fit_model, positive_scores
-    from faircode.strategies import reweighing_weights
-
-    train, test = data.idx_train, data.idx_test
-    y_train = data.y.to_numpy()[train]
-    outputs, baseline = [], None
-    if "baseline" in strategies or "group_thresholds" in strategies:
-        baseline = fit_model(build_model(model_name, seed), data.X.iloc[train], y_train)
-        test_scores = positive_scores(baseline, data.X.iloc[test])
-        if "baseline" in strategies:
-            outputs.append(StrategyOutput("baseline", (test_scores >= 0.5).astype(int), test_scores))
-    if "unawareness_proxy_removal" in strategies:
-        model = fit_model(build_model(model_name, seed), data.X_core.iloc[train], y_train)
-        scores = positive_scores(model, data.X_core.iloc[test])
-        outputs.append(StrategyOutput("unawareness_proxy_removal", (scores >= 0.5).astype(int), scores))
-    if "reweighing" in strategies:
-        weights = reweighing_weights(_primary_groups(data, train), y_train)
-        model = fit_model(build_model(model_name, seed), data.X.iloc[train], y_train, sample_weight=weights)
-        scores = positive_scores(model, data.X.iloc[test])
-        outputs.append(StrategyOutput("reweighing", (scores >= 0.5).astype(int), scores))
-    if "group_thresholds" in strategies:
-        train_scores = positive_scores(baseline, data.X.iloc[train])
-        outputs.append(_thresholded(data, train_scores, test_scores, cut=0.5))
-    return outputs
-
-
-def _score_outputs(data: AuditData, score, strategies: tuple[str, ...]) -> list[StrategyOutput]:
-    values = data.df[score.column].to_numpy(dtype=float)
-    train_scores, test_scores = values[data.idx_train], values[data.idx_test]
-    outputs = []
-    if "baseline" in strategies:
-        outputs.append(StrategyOutput("baseline", (test_scores >= score.at_least).astype(int), test_scores))
-    if "group_thresholds" in strategies:
-        outputs.append(_thresholded(data, train_scores, test_scores, cut=score.at_least))
-    return outputs
-
-
-def _thresholded(data: AuditData, train_scores: np.ndarray, test_scores: np.ndarray, cut: float) -> StrategyOutput:
-    from faircode.strategies import apply_group_thresholds, fit_group_thresholds
-
-    target = float(np.mean(train_scores >= cut))
-    thresholds = fit_group_thresholds(train_scores, _primary_groups(data, data.idx_train), target)
-    predictions = apply_group_thresholds(test_scores, _primary_groups(data, data.idx_test), thresholds, default=cut)
-    return StrategyOutput("group_thresholds", predictions, test_scores)
+        fit_cpu_seconds, cached = 0.0, "predictions"
+    cpu_start = time.process_time()
+    with threadpool_limits(limits=1):
+        fairness, sig_seconds = _audit_outputs(unit, data, predictions.outputs)
+        performance = _performance(unit, data, predictions.outputs)
+    return UnitResult(unit, fairness, performance, predictions, time.perf_counter() - start, sig_seconds,
+                      fit_cpu_seconds + time.process_time() - cpu_start, cached)
 
 
 def masks_on_test_rows(data: AuditData) -> dict[str, np.ndarray]:
-    """Masks on the test rows, excluded rows marked -1; attributes with an empty test group are left out."""
+    """Masks on the test rows, rows in neither group NaN (left out); attributes with an empty
+    test group are left out."""
     masks = {}
     for name, mask in data.masks.items():
         values = mask.to_numpy(dtype=float)[data.idx_test]
         if (values == 1).any() and (values == 0).any():
-            masks[name] = np.where(np.isnan(values), EXCLUDED, values)
+            masks[name] = values
     return masks
 
 
 def _audit_outputs(unit: WorkUnit, data: AuditData, outputs: list[StrategyOutput]) -> tuple[pd.DataFrame, float]:
     from faircode.metrics import fairness_report
-    from faircode.significance import adjust_p_values
 
     y_test = data.y.to_numpy()[data.idx_test]
     masks = masks_on_test_rows(data)
     tables, seconds = [], 0.0
     for output in outputs:
         start = time.process_time()
-        report = fairness_report(y_test, output.predictions, masks, significance=True, random_state=unit.seed)
+        # Holm over the strategy's family, each distinct test once (the ratio shares demographic parity's)
+        report = fairness_report(y_test, output.predictions, masks, significance=True, random_state=unit.seed,
+                                 alpha=ALPHA, adjust="holm")
         seconds += time.process_time() - start
         report = report.assign(audit=unit.audit, strategy=output.strategy, model=unit.model, seed=unit.seed)
-        report["p_adjusted"] = adjust_p_values(report["p_value"].to_numpy(dtype=float), method="holm")
-        report["significant_adjusted"] = report["p_adjusted"] < ALPHA
         tables.append(report)
     table = pd.concat(tables, ignore_index=True)
     return table.reindex(columns=list(FAIRNESS_COLUMNS)), seconds

@@ -8,8 +8,10 @@ on both attributes, 0.0 for rows advantaged on both, NaN otherwise.
 
 from __future__ import annotations
 
+import io
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,6 +23,7 @@ from faircode.manifest import GroupRule, Manifest, RowFilter, intersection_name,
 
 AUDITS_DIR_ENV = "FAIRCODE_AUDITS_DIR"
 IDENTIFYING_COLUMNS = ("name", "first", "last", "dob")
+_COMPRESSION = {".gz": "gzip", ".bz2": "bz2", ".zip": "zip", ".xz": "xz", ".zst": "zstd"}
 _FILTER_OPS = {
     "==": lambda s, v: s == v, "!=": lambda s, v: s != v, "<": lambda s, v: s < v,
     "<=": lambda s, v: s <= v, ">": lambda s, v: s > v, ">=": lambda s, v: s >= v,
@@ -94,29 +97,36 @@ def _fail(manifest: Manifest, field_name: str, message: str) -> AuditDataError:
     return AuditDataError(f"audit '{manifest.slug}' ({manifest.path}), field '{field_name}': {message}")
 
 
-def read_data(manifest: Manifest) -> pd.DataFrame:
-    """Read the audit's data file as the manifest says, decoding coded values if asked."""
+def read_data(manifest: Manifest, files: Mapping[Path, bytes] | None = None) -> pd.DataFrame:
+    """Read the audit's data file as the manifest says, decoding coded values if asked.
+
+    ``files`` maps paths to their contents: a path found there is read from those bytes
+    instead of from disk (how a work unit's data travels to a worker without the files).
+    """
     path = manifest.data.path
-    if not path.is_file():
+    files = files or {}
+    if path not in files and not path.is_file():
         raise _fail(manifest, "data.path", f"data file {path} not found; expected the file the manifest names")
     options = dict(manifest.data.read_options)
     if "header" in options and options["header"] is None and "names" not in options:
         raise _fail(manifest, "data.read_options", "header is null, so names must list the columns")
     try:
-        df = pd.read_csv(path, **options)
+        if path in files:  # bytes carry no name, so say how they are compressed
+            options.setdefault("compression", _COMPRESSION.get(path.suffix))
+        df = pd.read_csv(io.BytesIO(files[path]) if path in files else path, **options)
     except Exception as err:  # noqa: BLE001 - any reader failure means a damaged file
         raise _fail(manifest, "data.path",
                     f"cannot read {path} ({type(err).__name__}: {err}); the file may be corrupt or truncated, "
                     "restore it from the source named in SOURCE.md") from None
     if manifest.data.decode is not None:
-        df = _decode(manifest, df)
+        df = _decode(manifest, df, files)
     return df
 
 
-def _decode(manifest: Manifest, df: pd.DataFrame) -> pd.DataFrame:
+def _decode(manifest: Manifest, df: pd.DataFrame, files: Mapping[Path, bytes]) -> pd.DataFrame:
     path = manifest.data.decode
     try:
-        maps = json.loads(path.read_text(encoding="utf-8"))
+        maps = json.loads(files[path].decode("utf-8") if path in files else path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as err:
         raise _fail(manifest, "data.decode", f"cannot read value maps {path}: {err}") from None
     df = df.copy()
@@ -231,13 +241,16 @@ def build_masks(manifest: Manifest, df: pd.DataFrame) -> dict[str, pd.Series]:
     return masks
 
 
-def _load_dataset(manifest: Manifest) -> tuple[pd.DataFrame, pd.Series, dict[str, pd.Series]]:
+def _load_dataset(manifest: Manifest,
+                  files: Mapping[Path, bytes] | None = None) -> tuple[pd.DataFrame, pd.Series, dict[str, pd.Series]]:
     """Read, derive, filter and check an audit's data.
 
     Parameters
     ----------
     manifest : Manifest
         A validated manifest (see :func:`faircode.manifest.load_manifest`).
+    files : mapping of Path to bytes, optional
+        Contents of the manifest's data files, read instead of the files on disk.
 
     Returns
     -------
@@ -254,7 +267,7 @@ def _load_dataset(manifest: Manifest) -> tuple[pd.DataFrame, pd.Series, dict[str
     AuditDataError
         A missing or unreadable data file, a column the data lacks, an empty group, a one-class label.
     """
-    raw = _derive(manifest, read_data(manifest))
+    raw = _derive(manifest, read_data(manifest, files))
     _check_columns(manifest, raw)
     df = _apply_filters(manifest, raw)
     if df.empty:
@@ -321,10 +334,38 @@ def load_audit(audit: str | Path, random_state: int | None = None, *,
     ManifestError
         When the audit.yaml itself is invalid.
     """
+    return audit_from_manifest(load_manifest(find_manifest_path(audit, audits_dir)), random_state)
+
+
+def audit_from_manifest(manifest: Manifest, random_state: int | None = None,
+                        files: Mapping[Path, bytes] | None = None) -> AuditData:
+    """Load the audit a validated manifest describes (see :func:`load_audit`).
+
+    Parameters
+    ----------
+    manifest : Manifest
+        From :func:`faircode.manifest.load_manifest`.
+    random_state : int or None
+        Seed of the train/test split; None uses the manifest's ``random_state``.
+    files : mapping of Path to bytes, optional
+        Contents of the manifest's data files (``data.path``, ``data.decode``), read instead
+        of the files on disk, for a process that does not share the files' folder.
+
+    Returns
+    -------
+    AuditData
+
+    Examples
+    --------
+    >>> from faircode.manifest import load_manifest
+    >>> manifest = load_manifest(find_manifest_path("german_credit_lending"))
+    >>> files = {manifest.data.path: manifest.data.path.read_bytes()}
+    >>> audit_from_manifest(manifest, files=files).X.shape[0] == load_audit("german_credit_lending").X.shape[0]
+    True
+    """
     from faircode.strategies import encode_features, feature_columns
 
-    manifest = load_manifest(find_manifest_path(audit, audits_dir))
-    df, y, masks = _load_dataset(manifest)
+    df, y, masks = _load_dataset(manifest, files)
     seed = manifest.random_state if random_state is None else int(random_state)
     train, test = split_indices(y, manifest.test_size, seed)
     return AuditData(

@@ -28,9 +28,10 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import StandardScaler
 
+from faircode._grid import MODELS
 from faircode.exceptions import InvalidInputError
 
-MODELS = ("logistic_regression", "random_forest", "gradient_boosting")
+__all__ = ["MODELS", "build_model", "fit_model", "positive_scores"]
 
 
 def build_model(name: str, random_state: int | None = None) -> ClassifierMixin:

@@ -14,10 +14,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from faircode._grid import STRATEGIES
 from faircode.exceptions import InvalidInputError
 from faircode.manifest import Manifest
 
-STRATEGIES = ("baseline", "unawareness_proxy_removal", "reweighing", "group_thresholds")
 OTHER_GROUP = 2  # code of rows in neither compared group of the primary attribute
 
 

@@ -1,6 +1,8 @@
 """Tests of the benchmark harness: a small grid end to end, results files, the cache, failures."""
 
+import json
 import os
+import pickle
 import shutil
 from pathlib import Path
 
@@ -10,8 +12,10 @@ import pytest
 from statsmodels.stats.multitest import multipletests
 
 from faircode import _results
-from faircode.benchmark import load_audit, main, parse_seeds, run_benchmark
+from faircode.benchmark import main, parse_seeds, run_benchmark
+from faircode.datasets import audit_from_manifest, available_audits, find_manifest_path, load_audit
 from faircode.exceptions import BenchmarkError
+from faircode.manifest import load_manifest
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "audits"
 FAIRNESS_COLUMNS = ["audit", "protected_attribute", "strategy", "model", "seed", "metric", "value", "ci_low",
@@ -88,9 +92,12 @@ def test_unchanged_rerun_comes_whole_from_the_cache(tiny, tmp_path):
 def test_a_changed_manifest_or_a_corrupt_entry_is_recomputed(tiny, tmp_path):
     out, cache = tmp_path / "results", tmp_path / "cache"
     grid = run_tiny(tiny, out, cache, models=["logistic_regression"])
-    entry = cache / f"{grid.units[0].unit.key}.pkl"
-    entry.write_bytes(b"not a pickle")
-    assert not run_tiny(tiny, out, cache, models=["logistic_regression"]).units[0].from_cache
+    unit = grid.units[0].unit
+    (cache / f"unit-{unit.key}.pkl").write_bytes(b"not a pickle")
+    assert run_tiny(tiny, out, cache, models=["logistic_regression"]).units[0].from_cache == "predictions"
+    (cache / f"unit-{unit.key}.pkl").write_bytes(b"not a pickle")
+    (cache / f"pred-{unit.fit_key}.pkl").write_bytes(b"not a pickle either")
+    assert run_tiny(tiny, out, cache, models=["logistic_regression"]).units[0].from_cache == ""
     path = tiny / "audit.yaml"
     path.write_text(path.read_text().replace("test_size: 0.25", "test_size: 0.3"))
     again = run_tiny(tiny, out, cache, models=["logistic_regression"])
@@ -98,13 +105,69 @@ def test_a_changed_manifest_or_a_corrupt_entry_is_recomputed(tiny, tmp_path):
     assert again.performance["n_test"].iloc[0] == 24
 
 
-def test_code_digest_covers_the_modules_a_unit_runs():
-    from faircode.harness import _module_closure
+def test_code_digests_cover_exactly_the_modules_each_cache_level_runs(tmp_path, monkeypatch):
+    from faircode import _digest
 
-    names = {p.name for p in _module_closure("_unit")}
-    assert {"_unit.py", "datasets.py", "manifest.py", "strategies.py", "models.py", "metrics.py",
-            "significance.py"} <= names
-    assert "benchmark.py" not in names and "__init__.py" not in names
+    fit = {p.name for p in _digest.module_closure("_fit")}
+    unit = {p.name for p in _digest.module_closure("_unit")}
+    assert {"_fit.py", "datasets.py", "manifest.py", "strategies.py", "models.py"} <= fit
+    assert not fit & {"metrics.py", "significance.py", "_unit.py"}
+    assert fit | {"_unit.py", "metrics.py", "_report.py"} <= unit
+    assert not (fit | unit) & {"harness.py", "benchmark.py", "_cluster.py", "_record.py", "__init__.py"}
+    # Edit copies of the sources: statistics change the tables' digest only, the harness neither.
+    package = tmp_path / "faircode"
+    shutil.copytree(_digest.PACKAGE_DIR, package, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(_digest, "PACKAGE_DIR", package)
+    before = _digest.code_digest("_fit"), _digest.code_digest("_unit")
+    (package / "harness.py").write_text((package / "harness.py").read_text().replace("work units", "units"))
+    assert (_digest.code_digest("_fit"), _digest.code_digest("_unit")) == before
+    (package / "metrics.py").write_text((package / "metrics.py").read_text() + "\n# edited\n")
+    assert _digest.code_digest("_fit") == before[0] and _digest.code_digest("_unit") != before[1]
+    (package / "models.py").write_text((package / "models.py").read_text() + "\n# edited\n")
+    assert _digest.code_digest("_fit") != before[0]
+
+
+def test_a_statistics_change_reuses_the_cached_fits(tiny, tmp_path, monkeypatch):
+    from faircode import _digest, _unit, harness
+
+    out, cache = tmp_path / "results", tmp_path / "cache"
+    first = run_tiny(tiny, out, cache)
+    fairness = (out / "results_fairness.csv").read_bytes()
+    edited = _digest.code_digest("_unit") + "-edited"  # as if a statistics module had changed
+    real = _digest.code_digest
+    monkeypatch.setattr(harness, "code_digest", lambda entry: edited if entry == "_unit" else real(entry))
+    monkeypatch.setattr(_unit, "process_code_digest", lambda entry: edited)
+    again = run_tiny(tiny, out, cache)
+    assert [u.from_cache for u in again.units] == ["predictions"] * len(first.units)
+    assert {u.unit.fit_key for u in again.units} == {u.unit.fit_key for u in first.units}
+    assert (out / "results_fairness.csv").read_bytes() == fairness
+
+
+def test_a_worker_with_other_code_refuses_the_unit(tiny, tmp_path, monkeypatch):
+    from faircode import _unit
+
+    monkeypatch.setattr(_unit, "process_code_digest", lambda entry: "another faircode")
+    with pytest.raises(BenchmarkError, match="tiny x logistic_regression x seed 42 failed.*same faircode on the client"):
+        run_tiny(tiny, tmp_path / "results", tmp_path / "cache", models=["logistic_regression"])
+
+
+def test_local_processes_and_this_process_write_the_same_bytes(tiny, tmp_path):
+    run_tiny(tiny, tmp_path / "one", tmp_path / "cache-one", jobs=1, seeds=[3, 42])
+    run_tiny(tiny, tmp_path / "two", tmp_path / "cache-two", jobs=2, seeds=[3, 42])
+    for name in ("results_fairness.csv", "results_performance.csv", "results_seed_spread.csv"):
+        assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes(), name
+
+
+def test_public_face_of_the_benchmark():
+    import faircode.benchmark as benchmark
+    from faircode import _grid, models, strategies
+
+    assert not [name for name in benchmark.__all__ if name.startswith("_")]
+    assert not {"load_audit", "AuditData", "available_audits", "WorkUnit"} & set(benchmark.__all__)
+    assert all(getattr(benchmark, name) is not None for name in benchmark.__all__)
+    assert models.MODELS is _grid.MODELS is benchmark.MODELS
+    assert strategies.STRATEGIES is _grid.STRATEGIES is benchmark.STRATEGIES
+    assert _results.SPREAD_FILE in benchmark.RESULTS_FILES
 
 
 def test_several_seeds_write_the_spread_summary(tiny, tmp_path):
@@ -180,7 +243,8 @@ def test_command_line(tiny, tmp_path, capsys):
                  "--seeds", "42", "--jobs", "1", "--out", str(tmp_path / "r"), "--cache-dir", str(tmp_path / "c")])
     printed = capsys.readouterr().out
     assert code == 0
-    assert "[1/1] tiny logistic_regression seed 42" in printed and "wrote 21 fairness rows" in printed
+    assert "[1/1] tiny x logistic_regression x seed 42: fitted and audited" in printed
+    assert "wrote 21 fairness rows" in printed
     assert main(["--audits", str(tmp_path / "nowhere"), "--out", str(tmp_path / "r")]) == 1
     assert "no audit called" in capsys.readouterr().err
 
@@ -191,3 +255,50 @@ def test_parse_seeds():
     assert parse_seeds("1,5,2-3") == [1, 5, 2, 3]
     with pytest.raises(Exception, match="expected seeds like 42, 0-29 or 1,2,3"):
         parse_seeds("x")
+
+
+def test_results_carry_a_record_that_verify_checks(tiny, tmp_path, capsys):
+    out = tmp_path / "r"
+    options = ["--audits", str(tiny), "--models", "logistic_regression", "--jobs", "1", "--out", str(out),
+               "--cache-dir", str(tmp_path / "c")]
+    assert main(options) == 0
+    record = json.loads((out / "inputs.json").read_text())
+    entry = record["files"]["results_fairness.csv"]
+    assert entry["audits"]["tiny"].keys() == {"audit.yaml", "data/tiny.csv"}
+    assert "metrics.py" in entry["code"] and "harness.py" not in entry["code"]
+    assert main(["--verify", "--out", str(out)]) == 0
+    capsys.readouterr()
+    # Unchanged inputs: the files are reused as they are, nothing runs.
+    stamp = (out / "results_fairness.csv").stat().st_mtime_ns
+    assert main(options) == 0
+    assert "are current for their recorded inputs" in capsys.readouterr().out
+    assert (out / "results_fairness.csv").stat().st_mtime_ns == stamp
+    # A changed input or an edited file makes verify fail, saying which and how to regenerate.
+    path = tiny / "audit.yaml"
+    path.write_text(path.read_text().replace("test_size: 0.25", "test_size: 0.3"))
+    with open(out / "results_performance.csv", "a") as handle:
+        handle.write("edited\n")
+    assert main(["--verify", "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "results_fairness.csv is stale: audit tiny: audit.yaml changed" in err
+    assert "results_performance.csv is stale: the file was edited" in err
+    assert f"--seeds 42 --out {out}" in err
+    assert main(options) == 0 and main(["--verify", "--out", str(out)]) == 0
+
+
+def test_verify_without_a_record_fails(tmp_path, capsys):
+    assert main(["--verify", "--out", str(tmp_path)]) == 1
+    assert "no record of the results' inputs" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("slug", available_audits())
+def test_an_audit_loaded_from_shipped_bytes_equals_the_one_read_from_disk(slug):
+    from faircode.harness import read_source
+
+    manifest = load_manifest(find_manifest_path(slug))
+    source = read_source(manifest)
+    shipped = audit_from_manifest(pickle.loads(pickle.dumps(source)).manifest, files=source.files)
+    local = load_audit(slug)
+    pd.testing.assert_frame_equal(shipped.X, local.X)
+    pd.testing.assert_series_equal(shipped.y, local.y)
+    assert (shipped.idx_test == local.idx_test).all()
