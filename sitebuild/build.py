@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Callable
 
 from sitebuild.config import BuildConfig
 from sitebuild.errors import ConfigError
-from sitebuild.stamp import fingerprint, is_racy, is_up_to_date, write_stamp
+from sitebuild.stamp import STAMP_FILE, fingerprint, is_up_to_date
 
 if TYPE_CHECKING:
     from sitebuild.quotes import QuoteRun
@@ -60,8 +60,12 @@ class BuildSummary:
 
 def _options(config: BuildConfig, check_only: bool) -> dict:
     return {"out": config.out, "only": config.only, "strict": config.strict, "timeout": config.timeout,
-            "check": check_only, "scripts": config.write_scripts, "cache": config.cache_dir,
-            "quote lock": _lock_stat(config)}
+            "check": check_only, "scripts": config.write_scripts, "cache": config.cache_dir}
+
+
+def _generated(config: BuildConfig) -> dict:
+    """What the build writes beside the sources (checked by the stamp as of its end)."""
+    return {"quote lock": _lock_stat(config)}
 
 
 def _lock_stat(config: BuildConfig) -> list[int] | None:
@@ -77,7 +81,7 @@ def _lock_stat(config: BuildConfig) -> list[int] | None:
 
 
 def _stamp_path(config: BuildConfig):
-    return config.cache_dir / "last-build.json"
+    return config.cache_dir / STAMP_FILE
 
 
 def _page_timeout(config: BuildConfig, page) -> float:
@@ -85,19 +89,39 @@ def _page_timeout(config: BuildConfig, page) -> float:
 
 
 def _status_line(result, slug: str) -> str:
+    why = f"  [{result.reason}]" if result.reason else ""
     if result.error is not None:
-        return f"  failed    {slug}  ({result.seconds:.2f} s): {result.error.message.splitlines()[0]}"
-    return f"  {result.status:<9} {slug}  ({result.seconds:.2f} s)"
+        return f"  failed    {slug}  ({result.seconds:.2f} s): {result.error.message.splitlines()[0]}{why}"
+    return f"  {result.status:<9} {slug}  ({result.seconds:.2f} s){why}"
+
+
+def _open_cache(config: BuildConfig):
+    from sitebuild.cache import ExecutionCache
+    from sitebuild.deps import code_digest
+    from sitebuild.execute import kernel_environment
+
+    return ExecutionCache(config.cache_dir, config.root, env=kernel_environment(str(config.root)),
+                          site_inputs=config.site.inputs, engine=code_digest())
+
+
+def _why_run(config: BuildConfig, page, lookup) -> str:
+    if config.force:
+        return "--force"
+    if not page.front.cache:
+        return "cache: false"
+    return lookup.reason
 
 
 def gather_executions(config: BuildConfig, pages: list, progress: Progress) -> tuple[dict, list, int]:
     """Reuse valid cache entries, run every other selected page; return results by slug,
-    warnings (as Problems), and the number of pages executed."""
-    from sitebuild.cache import ExecutionCache
+    warnings (as Problems), and the number of pages executed. Each page that runs says
+    why (``reason``). Under ``--only`` another page keeps its latest execution (what the
+    last site showed) even when it is out of date."""
     from sitebuild.check import Problem
+    from sitebuild.deps import untraced_warning
     from sitebuild.execute import ExecutedPage, execute_pages, make_job
 
-    cache = ExecutionCache(config.cache_dir, config.root)
+    cache = _open_cache(config)
     executed: dict = {}
     warnings: list[Problem] = []
     jobs, by_slug = [], {p.slug: p for p in pages}
@@ -105,28 +129,45 @@ def gather_executions(config: BuildConfig, pages: list, progress: Progress) -> t
         if not page.code_blocks and not page.inline and not page.claims:
             executed[page.slug] = ExecutedPage(slug=page.slug, status="no code")
             continue
-        lookup = cache.lookup(page) if not config.force else None
+        lookup = cache.lookup(page) if not config.force and page.front.cache else None
         if lookup is not None:
             warnings.extend(Problem(page.rel_path, None, w, "warning") for w in lookup.warnings)
             if lookup.page is not None:
                 executed[page.slug] = lookup.page
                 continue
         if config.only and page.slug not in config.only:
+            kept = cache.latest(page)
+            if kept is not None:
+                executed[page.slug] = kept
             # The author narrowed the build on purpose: say so, but it is not a problem.
-            progress(f"  skipped   {page.slug}  (not in --only and not cached)")
+            progress(f"  {'kept' if kept else 'skipped'}      {page.slug}  (not in --only; "
+                     f"{'its last execution is kept' if kept else 'it never ran'})")
             continue
-        jobs.append(make_job(page, config.root, _page_timeout(config, page)))
+        job = make_job(page, config.root, _page_timeout(config, page))
+        job.reason = _why_run(config, page, lookup)
+        jobs.append(job)
+    reasons = {job.slug: job.reason for job in jobs}
 
     def done(result) -> None:
-        executed[result.slug] = result
+        result.reason = reasons.get(result.slug, "")
+        note = untraced_warning(result.deps) if result.error is None and result.deps else ""
+        page = by_slug[result.slug]
+        if note and not (page.front.inputs or config.site.inputs or not page.front.cache):
+            warnings.append(Problem(page.rel_path, None, f"not traced: {note}", "warning"))
         if result.error is None:
-            cache.store(by_slug[result.slug], result)
+            cache.store(page, result)
+        executed[result.slug] = result
         progress(_status_line(result, result.slug))
 
     if jobs:
         progress(f"running {len(jobs)} page(s) on up to {min(config.jobs, len(jobs))} kernel(s)")
     execute_pages(jobs, config.jobs, on_done=done)
     cache.save()
+    for page in pages:  # the states of what the reused pages depend on, as just checked
+        result = executed.get(page.slug)
+        if result is not None and result.status == "cached":
+            result.deps = dict(result.deps, states={name: cache.hasher.seen.get(name)
+                                                    for name in result.deps.get("files", {})})
     return executed, warnings, len(jobs)
 
 
@@ -141,7 +182,7 @@ def _report_rows(pages: list, executed: dict, problems: list, quotes: QuoteRun) 
         warnings = [p.message for p in problems if p.path == page.rel_path and p.severity == "warning"]
         outputs = sum(len(o) for o in result.blocks.values())
         rows.append(ReportRow(page.slug, page.front.title, result.status, result.seconds, outputs, warnings,
-                              quotes.numbers(page.slug)))
+                              quotes.numbers(page.slug), reason=result.reason))
     return rows
 
 
@@ -150,23 +191,51 @@ def run_build(config: BuildConfig, *, check_only: bool = False, progress: Progre
     """Build the site (or, with ``check_only``, check it without writing anything but the
     cache and, when the check passes, the quote lock of the source folder).
 
+    The output folder and the cache must be the engine's own (or empty, or missing):
+    otherwise :class:`~sitebuild.errors.FolderRefused` is raised before anything is
+    touched. Another build on the same output or cache is waited for.
+
     Every executed page's quoted numbers are checked (stale ones fail, unverified ones
     warn) and marked on the site; ``annotate(pages, executed)``, when given, replaces
     those marks with its own (slug -> marks, see :data:`sitebuild.render.PageMarks`)."""
+    from sitebuild.folders import CACHE_MARKER, OUTPUT_MARKER, build_locks, check_folder, remove_leftovers
+
+    protected = (config.root, config.source, config.templates)
+    if not check_only:
+        check_folder(config.out, OUTPUT_MARKER, "--out", protected)
+    check_folder(config.cache_dir, CACHE_MARKER, "--cache-dir", protected)
+    with build_locks(config.out, config.cache_dir, progress):
+        if not check_only:
+            for leftover in remove_leftovers(config.out):
+                progress(f"removed {leftover.name}, left behind by an interrupted build")
+        return _locked_build(config, check_only, progress, annotate)
+
+
+def _kernel_env(config: BuildConfig) -> dict:
+    from sitebuild.execute import kernel_environment
+
+    return kernel_environment(str(config.root))
+
+
+def _locked_build(config: BuildConfig, check_only: bool, progress: Progress, annotate) -> BuildSummary:
     started = time.monotonic()
     summary = BuildSummary(strict=config.strict)
     _run_site_steps(config, progress)
+    options = _options(config, check_only)
     if not check_only and not config.force and is_up_to_date(_stamp_path(config), config.out, config.root,
-                                                                config.source, config.templates,
-                                                                _options(config, check_only)):
+                                                                config.source, config.templates, options,
+                                                                _kernel_env(config), _generated(config)):
         summary.up_to_date, summary.seconds = True, time.monotonic() - started
         return summary
+    newest, started_ns = [0], time.time_ns()
+    sources = fingerprint(config.root, config.source, config.templates, options, newest)  # before reading
     pages, executed = _execute_and_check(config, summary, check_only, progress)
     if summary.ok:  # a passing check binds its new numbers; a failing one changes nothing
         from sitebuild.quotes import save_quote_lock
         save_quote_lock(summary.quotes)
     if summary.ok and not check_only:
         _render_and_write(config, pages, executed, summary, annotate)
+        _record_stamp(config, pages, executed, sources, newest[0], started_ns)
     summary.seconds = time.monotonic() - started
     return summary
 
@@ -183,7 +252,7 @@ def _execute_and_check(config: BuildConfig, summary: BuildSummary, check_only: b
     """Read every page, run (or reuse) its execution, and fill ``summary`` with every
     problem found: source errors, failed pages, site checks and quoted numbers."""
     from sitebuild.check import Problem, check_site
-    from sitebuild.links import check_data_keys
+    from sitebuild.links import author_checks, check_data_keys
     from sitebuild.quotes import check_quotes
     from sitebuild.read import read_pages
 
@@ -195,6 +264,7 @@ def _execute_and_check(config: BuildConfig, summary: BuildSummary, check_only: b
     problems = [Problem(e.path, e.line, e.message) for e in source_errors]
     problems += check_site(pages, executed, scripts=check_only)
     problems += check_data_keys(pages, config.site.data_theme)
+    problems += author_checks(pages, executed, config.site, config.root)
     summary.quotes = check_quotes(config.source, pages, executed, [e.path for e in source_errors])
     problems += summary.quotes.problems()
     problems += warnings
@@ -231,16 +301,37 @@ def _render_and_write(config: BuildConfig, pages: list, executed: dict, summary:
     marks = {slug: page_marks(quotes, include_problems=not config.strict) for slug, quotes in summary.quotes.pages.items()}
     site = render_site(built, executed, summary.rows, templates=config.templates, site_title=config.site.title,
                        themes=config.site.themes, annotations=annotate(built, executed) if annotate else marks,
-                       data_theme=config.site.data_theme)
+                       data_theme=config.site.data_theme, site=config.site, root=config.root)
     write_site(site, config.out, config.templates / "static")
     if config.write_scripts:
         write_scripts({script_path(p): script_text(p) for p in pages if p.code_blocks})
     summary.written = True
-    deps = sorted({f for r in executed.values() for f in r.files_read})
-    packages = sorted({path for r in executed.values() for path in r.packages.values()})
-    newest = [0]
-    digest = fingerprint(config.root, config.source, config.templates, _options(config, False), deps, packages, newest)
-    if is_racy(newest[0]):
+
+
+def _record_stamp(config: BuildConfig, pages: list, executed: dict, sources: str, newest_ns: int,
+                  started_ns: int) -> None:
+    """Write the "nothing changed" stamp, or remove it when the next build must not trust
+    this one: a page that runs on every build, an --only build, declared inputs (their
+    globs are expanded by the full path), a file that moved while its page ran, or a
+    state too recent to vouch for its contents."""
+    from sitebuild.cache import trusted
+    from sitebuild.files import is_racy
+    from sitebuild.stamp import generated_digest, is_fresh, write_stamp
+
+    record: dict = {"files": {}, "listings": {}, "env": {}, "packages": {}}
+    for result in executed.values():
+        deps = result.deps or {}
+        for name, state in deps.get("states", {}).items():
+            record["files"].setdefault(name, state)
+        for name, digest in deps.get("files", {}).items():
+            record["files"].setdefault(name, None if digest == "absent" else deps.get("states", {}).get(name))
+        record["listings"].update(deps.get("listings", {}))
+        record["env"].update(deps.get("env", {}))
+        record["packages"].update({n: info["stamp"] for n, info in deps.get("packages", {}).items()})
+    volatile = (config.only or any(not p.front.cache for p in pages) or config.site.inputs
+                or any(p.front.inputs for p in pages) or not all(trusted(r) for r in executed.values()))
+    if volatile or not is_fresh(record) or is_racy([0, newest_ns, newest_ns], started_ns):
         _stamp_path(config).unlink(missing_ok=True)
-    else:
-        write_stamp(_stamp_path(config), {"deps": deps, "packages": packages, "fingerprint": digest})
+        return
+    write_stamp(_stamp_path(config), {"fingerprint": sources, "deps": record,
+                                       "generated": generated_digest(config.source, _generated(config))})

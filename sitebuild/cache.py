@@ -1,26 +1,27 @@
 """Stage 4a: the execution cache. An entry is stored under the hash of what the page runs
-(code, block options, inline expressions, Python version) and is valid only while every
-file the page read or imported, and every package it imported, is unchanged. Prose is
-not in the key. A corrupt entry is discarded with a warning."""
+(code, block options, inline expressions, Python version) and is valid only while the
+engine's execution code and everything the page depended on (see :mod:`sitebuild.deps`)
+are unchanged. Prose is not in the key. A corrupt entry is discarded with a warning.
+
+``index.json`` names each page's latest entry, so a lookup can tell a new page from a
+code change, and ``--only`` can keep a page it does not run."""
 
 from __future__ import annotations
 
 import base64
 import hashlib
 import json
-import os
 import sys
-import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from sitebuild.deps import FileHasher, entry_deps, expand_inputs, is_trusted, stale_reason
 from sitebuild.execute import ClaimValue, ExecutedPage, InlineValue
 from sitebuild.files import write_text_atomic
 from sitebuild.outputs import Output
 from sitebuild.read import Page
-from sitebuild.stamp import RACY_NS
 
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
 
 
 def page_key(page: Page) -> str:
@@ -37,49 +38,6 @@ def page_key(page: Page) -> str:
     return hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()
 
 
-class FileHasher:
-    """sha256 of repository files, remembered by (size, mtime) so unchanged files are not re-read."""
-
-    def __init__(self, root: Path, memo_path: Path):
-        self.root, self.memo_path = root, memo_path
-        self.memo: dict[str, list] = {}
-        self.changed = False
-        try:
-            self.memo = json.loads(memo_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            self.memo = {}
-
-    def digest(self, rel: str) -> str | None:
-        """The file's sha256, or None when it no longer exists."""
-        path = self.root / rel
-        try:
-            stat = path.stat()
-        except OSError:
-            return None
-        known = self.memo.get(rel)
-        if isinstance(known, list) and len(known) == 3 and known[:2] == [stat.st_size, stat.st_mtime_ns]:
-            return known[2]
-        digest = hashlib.sha256(path.read_bytes()).hexdigest()
-        if time.time_ns() - stat.st_mtime_ns > RACY_NS:  # a just-written file may change within its mtime tick
-            self.memo[rel] = [stat.st_size, stat.st_mtime_ns, digest]
-            self.changed = True
-        return digest
-
-    def save(self) -> None:
-        """Write the memo back (atomically) if it changed."""
-        if self.changed:
-            write_text_atomic(self.memo_path, json.dumps(self.memo, sort_keys=True))
-            self.changed = False
-
-
-def _package_stamp(path: str) -> list | None:
-    try:
-        stat = os.stat(path)
-    except OSError:
-        return None
-    return [path, stat.st_size, stat.st_mtime_ns]
-
-
 @dataclass
 class Lookup:
     """The outcome of a cache lookup: the page (when valid) and why not (when not)."""
@@ -89,65 +47,113 @@ class Lookup:
     warnings: list[str] = field(default_factory=list)
 
 
-class ExecutionCache:
-    """Content-addressed execution results under ``<cache_dir>/pages/``."""
+def _read_json(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
 
-    def __init__(self, cache_dir: Path, root: Path):
+
+class ExecutionCache:
+    """Content-addressed execution results under ``<cache_dir>/pages/``.
+
+    ``env`` is the environment the kernels get, ``site_inputs`` the inputs site.yaml
+    declares for every page and ``engine`` the digest of the execution code."""
+
+    def __init__(self, cache_dir: Path, root: Path, *, env: dict[str, str] | None = None,
+                 site_inputs: tuple[str, ...] = (), engine: str = ""):
         self.dir = cache_dir / "pages"
-        self.hasher = FileHasher(root, cache_dir / "file-hashes.json")
+        self.root = root
+        self.memo_path = cache_dir / "file-hashes.json"
+        self.index_path = cache_dir / "index.json"
+        self.hasher = FileHasher(root, _read_json(self.memo_path))
+        self.index = _read_json(self.index_path)
+        self.index_changed = False
+        self.env = dict(env or {})
+        self.site_inputs = tuple(site_inputs)
+        self.engine = engine
 
     def entry_path(self, key: str) -> Path:
         """Where the entry of ``key`` lives."""
         return self.dir / f"{key}.json"
 
+    def inputs(self, page: Page) -> list[str]:
+        """The files the page and site.yaml declare as inputs (record names)."""
+        return expand_inputs(self.site_inputs + page.front.inputs, self.root)
+
+    def _entry(self, key: str) -> dict | None:
+        path = self.entry_path(key)
+        if not path.exists():
+            return None
+        entry = json.loads(path.read_text(encoding="utf-8"))
+        if entry.get("format") != CACHE_FORMAT or entry.get("key") != key:
+            raise ValueError("the entry does not match its address")
+        return entry
+
     def lookup(self, page: Page) -> Lookup:
         """Return the cached result of ``page`` if its code and every dependency are unchanged."""
         key = page_key(page)
-        path = self.entry_path(key)
-        if not path.exists():
-            return Lookup(None, "its code changed or it never ran")
         try:
-            entry = json.loads(path.read_text(encoding="utf-8"))
-            if entry.get("format") != CACHE_FORMAT or entry.get("key") != key:
-                raise ValueError("the entry does not match its address")
-            stale = self._stale_dependency(entry["deps"])
+            entry = self._entry(key)
+            if entry is None:
+                return Lookup(None, "code changed" if page.rel_path in self.index else "new page")
+            stale = stale_reason(entry["deps"], self.hasher, self.env, self.inputs(page), self.engine)
             if stale:
                 return Lookup(None, stale)
             result = _decode(entry["result"])
         except (ValueError, KeyError, TypeError, AttributeError) as error:
-            path.unlink(missing_ok=True)
-            return Lookup(None, "its cache entry was corrupt", [f"{path}: corrupt cache entry discarded ({error}); the page will re-run"])
+            self.entry_path(key).unlink(missing_ok=True)
+            return Lookup(None, "its cache entry was corrupt",
+                          [f"{self.entry_path(key)}: corrupt cache entry discarded ({error}); the page will re-run"])
         result.status = "cached"
+        result.deps = entry["deps"]
         return Lookup(result)
 
-    def _stale_dependency(self, deps: dict) -> str:
-        for rel, digest in deps["files"].items():
-            if self.hasher.digest(rel) != digest:
-                return f"{rel} changed"
-        for name, stamp in deps["packages"].items():
-            if _package_stamp(stamp[0]) != stamp:
-                return f"package {name} changed"
-        return ""
+    def latest(self, page: Page) -> ExecutedPage | None:
+        """The page's latest stored execution, valid or not (what the last site showed)."""
+        key = self.index.get(page.rel_path)
+        try:
+            entry = self._entry(key) if isinstance(key, str) else None
+            result = _decode(entry["result"]) if entry else None
+        except (ValueError, KeyError, TypeError, AttributeError):
+            return None
+        if result is not None:
+            result.status, result.deps = "kept", entry["deps"]
+        return result
 
     def store(self, page: Page, result: ExecutedPage) -> None:
-        """Record a successful execution with the hashes of what it read and imported."""
+        """Record a successful execution with what it depended on (``result.deps`` becomes
+        the entry's validity conditions)."""
         if result.error is not None:
             return
-        deps = {
-            "files": {rel: self.hasher.digest(rel) for rel in result.files_read},
-            "packages": {name: _package_stamp(path) for name, path in result.packages.items() if _package_stamp(path)},
-        }
+        deps = entry_deps(result.deps, self.hasher, self.inputs(page), self.engine)
+        result.deps = deps
         key = page_key(page)
         entry = {"format": CACHE_FORMAT, "key": key, "slug": page.slug, "deps": deps, "result": _encode(result)}
         write_text_atomic(self.entry_path(key), json.dumps(entry))
+        if self.index.get(page.rel_path) != key:
+            self.index[page.rel_path] = key
+            self.index_changed = True
 
     def save(self) -> None:
-        """Persist the file-hash memo."""
-        self.hasher.save()
+        """Persist the file-hash memo and the page index (atomically) if they changed."""
+        if self.hasher.changed:
+            write_text_atomic(self.memo_path, json.dumps(self.hasher.memo, sort_keys=True))
+            self.hasher.changed = False
+        if self.index_changed:
+            write_text_atomic(self.index_path, json.dumps(self.index, sort_keys=True))
+            self.index_changed = False
+
+
+def trusted(result: ExecutedPage) -> bool:
+    """False when the execution read a file that moved while it ran."""
+    return not result.deps or "engine" not in result.deps or is_trusted(result.deps)
 
 
 def _encode(result: ExecutedPage) -> dict:
     data = asdict(result)
+    data.pop("deps", None)
     data["figures"] = {name: base64.b64encode(png).decode("ascii") for name, png in result.figures.items()}
     return data
 

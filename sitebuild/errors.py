@@ -14,6 +14,10 @@ class ConfigError(SiteBuildError):
     """The site configuration or a command-line option is invalid."""
 
 
+class FolderRefused(ConfigError):
+    """The build or ``clean`` was asked to replace or delete a folder it did not make."""
+
+
 class SourceError(SiteBuildError):
     """A source file is malformed; points at the file and, where known, the line."""
 

@@ -4,7 +4,9 @@ never raises for a page: an exception, a timeout or a dead kernel becomes ``erro
 
 from __future__ import annotations
 
+import copy
 import os
+import signal
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -61,19 +63,20 @@ class ExecutionJob:
     notebook: NotebookNode
     timeout: float
     expect_error: frozenset[int] = frozenset()
+    reason: str = ""
 
 
 @dataclass
 class ExecutedPage:
-    """The result of running a page: outputs per block number, figures by file name, the
-    repository files it read or imported, the packages it imported, and timing."""
+    """The result of running a page: outputs per block number, figures by file name, what
+    it depended on (``deps``: the kernel's record, see :mod:`sitebuild.deps`), timing,
+    and why it ran (``reason``)."""
 
     slug: str
     blocks: dict[int, list[Output]] = field(default_factory=dict)
     figures: dict[str, bytes] = field(default_factory=dict)
     notebook_outputs: dict[int, list[dict]] = field(default_factory=dict)
-    files_read: list[str] = field(default_factory=list)
-    packages: dict[str, str] = field(default_factory=dict)
+    deps: dict = field(default_factory=dict)
     inline: list[InlineValue] = field(default_factory=list)
     claims: list[ClaimValue] = field(default_factory=list)
     python: str = ""
@@ -81,6 +84,15 @@ class ExecutedPage:
     error: PageError | None = None
     status: str = "executed"
     warnings: list[str] = field(default_factory=list)
+    reason: str = ""
+
+    @property
+    def files_read(self) -> list[str]:
+        """The files the page read or imported (relative to the root inside it, absolute
+        elsewhere), sorted; files it looked for and did not find are left out."""
+        files = self.deps.get("files", {}) if self.deps else {}
+        return sorted(name for name, seen in files.items()
+                      if seen != "absent" and not (isinstance(seen, dict) and seen.get("stat") is None))
 
     def text_outputs(self) -> Iterable[tuple[int, int, Output]]:
         """Every output that carries quotable text, as (block n, output index, output)."""
@@ -134,8 +146,8 @@ def _record_finish(result: ExecutedPage, job: ExecutionJob, cell: NotebookNode) 
         report = raw.get("data", {}).get(DEPS_MIME)
         if report is None:
             continue
-        result.files_read = [f for f in report["files"] if f != job.rel_path]
-        result.packages = report["packages"]
+        result.deps = report["deps"]
+        result.deps["files"].pop(job.rel_path, None)
         result.python = report["python"]
         result.inline = [InlineValue(i, v.get("value", ""), v.get("error", "")) for i, v in enumerate(report["inline"])]
         result.claims = [ClaimValue(i, v.get("holds"), v.get("values", []), v.get("error", ""))
@@ -153,7 +165,7 @@ def _where(role: str, n: int | None) -> str:
 def _run_cells(client, job: ExecutionJob, result: ExecutedPage, deadline: float) -> None:
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
-    for index, cell in enumerate(job.notebook.cells):
+    for index, cell in enumerate(client.nb.cells):
         role = cell.metadata["sitebuild"]["role"]
         client.timeout = max(1, int(deadline - time.monotonic() + 0.999))
         try:
@@ -184,12 +196,25 @@ def _run_cells(client, job: ExecutionJob, result: ExecutedPage, deadline: float)
             return
 
 
-@dataclass
+#: Kernels started by this process and not yet stopped (to kill them when interrupted).
+LIVE_KERNELS: set = set()
+#: Times a page's kernel is started again when it could not bind its ports (two kernels
+#: starting at once can be given the same free port).
+KERNEL_ATTEMPTS = 3
+
+
+@dataclass(eq=False)
 class Kernel:
     """A started ``python3`` kernel process and the file collecting its stderr."""
 
     manager: object
     log: object
+
+    @property
+    def pid(self) -> int | None:
+        """The kernel's process id (None once it is gone)."""
+        process = getattr(getattr(self.manager, "provisioner", None), "process", None)
+        return getattr(process, "pid", None)
 
     def stop(self) -> None:
         """Kill the kernel now and close its log."""
@@ -200,13 +225,35 @@ class Kernel:
                 run_sync(self.manager.shutdown_kernel)(now=True)
         except Exception:  # already gone
             pass
+        LIVE_KERNELS.discard(self)
         self.log.close()
+
+    def kill(self) -> None:
+        """Kill the kernel process at once and remove its connection file (from a signal
+        handler, where the event loop cannot be trusted)."""
+        pid = self.pid
+        try:
+            if pid:
+                os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+        try:
+            os.unlink(self.manager.connection_file)
+        except (OSError, TypeError, AttributeError):
+            pass
+        LIVE_KERNELS.discard(self)
 
     def log_tail(self, lines: int = 15) -> str:
         """The end of the kernel's stderr (for a kernel that died)."""
         self.log.seek(0)
         kept = [line for line in self.log.read().splitlines() if "running over TCP" not in line]
         return "\n".join(kept[-lines:])
+
+
+def kill_live_kernels() -> None:
+    """Kill every kernel this process started and has not stopped."""
+    for kernel in list(LIVE_KERNELS):
+        kernel.kill()
 
 
 def start_kernel(root: str) -> Kernel:
@@ -216,13 +263,36 @@ def start_kernel(root: str) -> Kernel:
 
     log = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
     manager = AsyncKernelManager(kernel_name="python3")
-    run_sync(manager.start_kernel)(cwd=root, env=kernel_environment(root), stderr=log)
-    return Kernel(manager, log)
+    kernel = Kernel(manager, log)
+    LIVE_KERNELS.add(kernel)
+    try:
+        run_sync(manager.start_kernel)(cwd=root, env=kernel_environment(root), stderr=log)
+    except BaseException:
+        kernel.stop()
+        raise
+    return kernel
+
+
+def _port_collision(result: ExecutedPage) -> bool:
+    """True when the page failed only because its kernel could not bind a port."""
+    error = result.error
+    return (error is not None and error.kind in ("kernel", "dead-kernel") and not result.blocks
+            and "Address already in use" in f"{error.message}\n{error.traceback}")
 
 
 def execute_page(job: ExecutionJob, kernel: Kernel | None = None) -> ExecutedPage:
     """Run one page in a fresh kernel (``kernel``, or one started now) whose working
-    directory is the repository root; the kernel is shut down afterwards."""
+    directory is the repository root; the kernel is shut down afterwards. A kernel that
+    could not bind its ports is replaced (up to :data:`KERNEL_ATTEMPTS` times)."""
+    for attempt in range(KERNEL_ATTEMPTS):
+        result = _execute_once(job, kernel)
+        if not _port_collision(result):
+            break
+        kernel = None
+    return result
+
+
+def _execute_once(job: ExecutionJob, kernel: Kernel | None) -> ExecutedPage:
     from nbclient import NotebookClient
 
     started = time.monotonic()
@@ -232,8 +302,9 @@ def execute_page(job: ExecutionJob, kernel: Kernel | None = None) -> ExecutedPag
     except Exception as error:
         result.error, result.status = PageError("kernel", f"the kernel could not start: {error}"), "failed"
         return result
-    client = NotebookClient(job.notebook, km=kernel.manager, timeout=int(job.timeout) + 1, allow_errors=True,
-                            interrupt_on_timeout=False, record_timing=False, resources={"metadata": {"path": job.root}})
+    client = NotebookClient(copy.deepcopy(job.notebook), km=kernel.manager, timeout=int(job.timeout) + 1,
+                            allow_errors=True, interrupt_on_timeout=False, record_timing=False,
+                            resources={"metadata": {"path": job.root}})
     try:
         with client.setup_kernel():
             _run_cells(client, job, result, started + job.timeout)
@@ -275,8 +346,18 @@ def run_in_order(next_job: Callable[[], ExecutionJob | None], more_waiting: Call
             spare.stop()
 
 
+def _end_worker(signum, frame) -> None:
+    """SIGTERM in a worker: kill its kernels and exit now."""
+    kill_live_kernels()
+    os._exit(128 + signum)
+
+
 def _worker(jobs, results, remaining) -> None:
-    """A worker process: take pages from ``jobs`` until the end marker, report to ``results``."""
+    """A worker process: take pages from ``jobs`` until the end marker, report to
+    ``results``. Interrupts are the parent's to handle: it ends workers with SIGTERM."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _end_worker)
+
     def next_job():
         job = jobs.get()
         if job is not None:
@@ -335,15 +416,43 @@ def _run_in_processes(jobs: list[ExecutionJob], count: int, done: Callable[[Exec
                 running.discard(payload.slug)
                 finished.add(payload.slug)
                 done(payload)
+    except BaseException:
+        for process in processes:  # interrupted: each worker kills its kernels and exits
+            process.terminate()
+        raise
     finally:
         for process in processes:
             process.join(timeout=5)
             if process.is_alive():
-                process.kill()
+                kill_tree(process.pid)
     for job in jobs:
         if job.slug not in finished:
             done(ExecutedPage(slug=job.slug, status="failed",
                               error=PageError("kernel", "the worker process running this page died; run it alone with --only")))
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return []
+    found = []
+    for task in tasks:
+        try:
+            found += [int(c) for c in open(f"/proc/{pid}/task/{task}/children").read().split()]
+        except (OSError, ValueError):
+            pass
+    return found
+
+
+def kill_tree(pid: int) -> None:
+    """Kill process ``pid`` and its descendants (found in /proc, where there is one)."""
+    for child in _children(pid):
+        kill_tree(child)
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except OSError:
+        pass
 
 
 def make_job(page, root: Path, timeout: float) -> ExecutionJob:

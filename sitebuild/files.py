@@ -1,10 +1,54 @@
-"""Writing files so that a failure never leaves half a file behind."""
+"""Writing files so that a failure never leaves half a file behind, and telling whether a
+file or folder changed without reading it."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import tempfile
+import time
 from pathlib import Path
+
+#: Files changed this recently may change again within the same timestamp tick: their
+#: state cannot vouch for their contents (a stamp is not written, a hash not remembered).
+#: The long window is for file systems that keep whole seconds (FAT keeps two); the short
+#: one covers the clock tick (a few ms) of those that keep nanoseconds.
+RACY_NS = 2_000_000_000
+FINE_RACY_NS = 20_000_000
+
+
+def file_state(stat: os.stat_result) -> list[int]:
+    """What identifies a file's contents without reading it: size, modification and
+    change times (ns), inode and device. Any write moves the change time, which no
+    program can set back (unlike the modification time)."""
+    return [stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino, stat.st_dev]
+
+
+def is_racy(state: list[int], now_ns: int | None = None) -> bool:
+    """True when the file of ``state`` changed too recently (before ``now_ns``, default
+    now) for its state to be trusted."""
+    coarse = state[1] % 1_000_000_000 == 0 and state[2] % 1_000_000_000 == 0
+    window = RACY_NS if coarse else FINE_RACY_NS
+    return (time.time_ns() if now_ns is None else now_ns) - max(state[1], state[2]) < window
+
+
+def listing_digest(folder: Path) -> str:
+    """sha256 of the sorted names in ``folder`` (of None when it cannot be listed), as the
+    kernel computes it for a folder a page listed."""
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        names = None
+    return hashlib.sha256(repr(names).encode()).hexdigest()
+
+
+def package_stamp(path: str) -> list | None:
+    """The state of an installed package's file (a reinstall replaces it), or None."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return [path, stat.st_size, stat.st_mtime_ns, stat.st_ino]
 
 
 def file_mode(path: Path) -> int:

@@ -1,55 +1,83 @@
-"""The "nothing changed" fast path: a fingerprint, from file sizes and modification times
-only, of everything a build depends on (sources, templates, site.yaml, the files and
-packages the cached pages depend on, the options). If it equals the last successful
-build's and the output folder is there, the build has nothing to do. Standard library
-only, so the check itself costs a few milliseconds."""
+"""The "nothing changed" fast path. A stamp records, for the last successful build:
+
+- a fingerprint of the state (size, times, inode) of every source, template, generated
+  script, site.yaml and engine module, and of the build's options, taken when the build
+  *started* (an edit during the build makes the next one run);
+- what the pages depended on, as recorded when they were read: each file's state, the
+  digest of each folder listed, each environment variable's value, each package's state
+  and the declared inputs.
+
+If both still hold and the output folder is there, the build has nothing to do. Standard
+library only, so the check itself costs a few milliseconds. :func:`recorded_inputs` gives
+the files and folders the last build recorded (what ``serve`` watches)."""
 
 from __future__ import annotations
 
 import hashlib
 import json
-import time
+import os
 from pathlib import Path
 
-from sitebuild.files import write_text_atomic
+from sitebuild.files import RACY_NS, file_state, is_racy, listing_digest, package_stamp, write_text_atomic
 
-STAMP_FORMAT = 1
-#: Files modified this recently may change again within the same timestamp tick, so a
-#: build that saw one does not record a stamp (the next build takes the full path).
-RACY_NS = 2_000_000_000
+__all__ = ["RACY_NS", "stat_line", "fingerprint", "deps_state", "read_stamp", "write_stamp", "is_up_to_date",
+           "recorded_inputs", "generated_digest", "STAMP_FILE"]
+
+STAMP_FORMAT = 2
+STAMP_FILE = "last-build.json"
+PACKAGE_DIR = Path(__file__).resolve().parent
 
 
 def stat_line(path: Path, newest: list[int] | None = None) -> str:
-    """``path`` with its size and modification time (or "missing"): what a fingerprint
-    of the file's state holds. ``newest`` receives the latest modification time seen."""
+    """``path`` with its size, modification and change times and inode (or "missing"):
+    what a fingerprint of the file's state holds. ``newest`` receives the latest time seen."""
     try:
-        stat = path.stat()
+        state = file_state(path.stat())
     except OSError:
         return f"{path}:missing"
     if newest is not None:
-        newest[0] = max(newest[0], stat.st_mtime_ns)
-    return f"{path}:{stat.st_size}:{stat.st_mtime_ns}"
+        newest[0] = max(newest[0], state[1], state[2])
+    return f"{path}:{state[0]}:{state[1]}:{state[2]}:{state[3]}"
 
 
 def _tree_lines(folder: Path, pattern: str, newest: list[int] | None) -> list[str]:
     return [stat_line(p, newest) for p in sorted(folder.glob(pattern)) if p.is_file()] if folder.is_dir() else []
 
 
-def fingerprint(root: Path, source: Path, templates: Path, options: dict, deps: list[str], packages: list[str],
-                newest: list[int] | None = None) -> str:
-    """Hash the stat data of every input of a build, and the build's options. ``newest``,
-    when given, receives the latest modification time seen (in its first item)."""
+def fingerprint(root: Path, source: Path, templates: Path, options: dict, newest: list[int] | None = None) -> str:
+    """Hash the state of every source of a build (the explainers, their scripts, the
+    templates, site.yaml, the engine's modules) and the build's options. ``newest``, when
+    given, receives the latest modification or change time seen (in its first item)."""
     lines = [json.dumps(options, sort_keys=True, default=str), stat_line(root / "site.yaml", newest)]
-    lines += (_tree_lines(source, "*.md", newest) + _tree_lines(source / "code", "*.py", None)  # scripts: ours
-              + _tree_lines(templates, "**/*", newest))
-    lines += [stat_line(root / rel, newest) for rel in sorted(deps)]
-    lines += [stat_line(Path(p), newest) for p in sorted(packages)]
+    lines += (_tree_lines(source, "*.md", newest) + _tree_lines(templates, "**/*", newest)
+              + _tree_lines(PACKAGE_DIR, "**/*.py", newest))
     return hashlib.sha256("\n".join(lines).encode()).hexdigest()
 
 
-def is_racy(newest_ns: int) -> bool:
-    """True when a file was modified too recently for its timestamp to be trusted."""
-    return time.time_ns() - newest_ns < RACY_NS
+def generated_digest(source: Path, extra: dict) -> str:
+    """Hash the state of what the build itself writes beside the sources (the generated
+    scripts, and ``extra``): taken at the end of a build, never racy."""
+    lines = [json.dumps(extra, sort_keys=True, default=str)] + _tree_lines(source / "code", "*.py", None)
+    return hashlib.sha256("\n".join(lines).encode()).hexdigest()
+
+
+def _file_state(root: Path, name: str) -> list[int] | None:
+    try:
+        return file_state((root / name).stat())
+    except OSError:
+        return None
+
+
+def deps_state(root: Path, record: dict, env: dict[str, str]) -> dict:
+    """The current state of what ``record`` (a stamp's ``deps``) names, in the same form,
+    so that the two are equal when nothing changed."""
+    return {
+        "files": {name: _file_state(root, name) for name in record.get("files", {})},
+        "listings": {folder: listing_digest(root / folder) for folder in record.get("listings", {})},
+        "env": {name: env.get(name) for name in record.get("env", {})},
+        "packages": {name: package_stamp(stamp[0]) if stamp else None
+                     for name, stamp in record.get("packages", {}).items()},
+    }
 
 
 def read_stamp(path: Path) -> dict:
@@ -66,10 +94,31 @@ def write_stamp(path: Path, stamp: dict) -> None:
     write_text_atomic(path, json.dumps({"format": STAMP_FORMAT, **stamp}, sort_keys=True))
 
 
-def is_up_to_date(path: Path, out: Path, root: Path, source: Path, templates: Path, options: dict) -> bool:
-    """True when the last successful build's fingerprint still holds and its site exists."""
+def is_fresh(record: dict) -> bool:
+    """False when a file state in ``record`` is too recent to vouch for its contents."""
+    return not any(state and is_racy(state) for state in record.get("files", {}).values())
+
+
+def is_up_to_date(path: Path, out: Path, root: Path, source: Path, templates: Path, options: dict,
+                  env: dict[str, str] | None = None, generated: dict | None = None) -> bool:
+    """True when the last successful build's fingerprint and dependencies still hold and
+    its site exists. ``env`` is the environment the kernels get (default ``os.environ``)."""
     stamp = read_stamp(path)
     if not stamp or not (out / "index.html").exists():
         return False
-    current = fingerprint(root, source, templates, options, stamp.get("deps", []), stamp.get("packages", []))
-    return current == stamp.get("fingerprint")
+    if fingerprint(root, source, templates, options) != stamp.get("fingerprint") \
+            or generated_digest(source, generated or {}) != stamp.get("generated"):
+        return False
+    record = stamp.get("deps", {})
+    return deps_state(root, record, dict(os.environ) if env is None else env) == {k: record.get(k, {}) for k in
+                                                                                   ("files", "listings", "env",
+                                                                                    "packages")}
+
+
+def recorded_inputs(cache_dir: Path, root: Path) -> list[Path]:
+    """The files and folders the last successful build recorded as read or listed by its
+    pages (absolute paths, sorted); empty when there is no stamp. ``serve`` watches these
+    besides the sources, templates and site.yaml."""
+    record = read_stamp(cache_dir / STAMP_FILE).get("deps", {})
+    names = list(record.get("files", {})) + list(record.get("listings", {}))
+    return sorted({(root / name).resolve() for name in names})

@@ -1,14 +1,18 @@
 """Stage 7: write a rendered site into a temporary folder beside the output folder, then
-swap it in. If anything fails before the swap, the previous site is left untouched."""
+swap it in. If anything fails before the swap, the previous site is left untouched; the
+swap itself is not interrupted by SIGINT or SIGTERM. The new folder carries the engine's
+marker, so later builds and ``clean`` know it is theirs."""
 
 from __future__ import annotations
 
 import os
 import shutil
+import signal
 from pathlib import Path
 
 from sitebuild.render import RenderedSite
 from sitebuild.files import write_text_atomic
+from sitebuild.folders import OUTPUT_MARKER, mark
 
 
 def _fill(folder: Path, site: RenderedSite, static: Path | None) -> None:
@@ -28,13 +32,18 @@ def write_site(site: RenderedSite, out: Path, static: Path | None = None) -> Non
     shutil.rmtree(tmp, ignore_errors=True)
     try:
         tmp.mkdir()
+        mark(tmp, OUTPUT_MARKER)
         _fill(tmp, site, static)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    if out.exists():
-        os.replace(out, old)
-    os.replace(tmp, out)
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    try:
+        if out.exists():
+            os.replace(out, old)
+        os.replace(tmp, out)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
     shutil.rmtree(old, ignore_errors=True)
 
 
