@@ -16,9 +16,11 @@ __version__ = "0.1.0"
 # Public name -> the submodule that defines it.
 _EXPORTS = {
     # significance
+    "EquivalenceResult": "faircode.significance",
     "SignificanceReport": "faircode.significance",
     "adjust_p_values": "faircode.significance",
     "bootstrap_ci": "faircode.significance",
+    "equivalence_test": "faircode.significance",
     "format_p": "faircode.significance",
     "permutation_test": "faircode.significance",
     "significance_report": "faircode.significance",
@@ -89,9 +91,11 @@ if TYPE_CHECKING:
     from faircode.plots import forest_panels, forest_plot, null_histogram, power_curve, spread_plot
     from faircode.power import minimum_detectable_gap, power_at_gap, simulated_power
     from faircode.significance import (
+        EquivalenceResult,
         SignificanceReport,
         adjust_p_values,
         bootstrap_ci,
+        equivalence_test,
         format_p,
         permutation_test,
         significance_report,

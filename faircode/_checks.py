@@ -36,18 +36,35 @@ NOT_IN_OPEN_UNIT = "The '{name}' parameter must be a float in (0, 1). Got {value
 NOT_POSITIVE_INT = "The '{name}' parameter must be a positive integer. Got {value!r} instead."
 NOT_ONE_OF = "The '{name}' parameter must be one of {allowed}. Got {value!r} instead."
 BAD_RANDOM_STATE = (
-    "random_state must be None, an int or a numpy.random.Generator. Got {value!r} instead."
+    "random_state must be None, an int, a numpy.random.Generator or a numpy.random.RandomState. "
+    "Got {value!r} instead."
 )
+HAS_INF = (
+    "{name} contains {count} infinite value(s), the first at position {position} ({value}); "
+    "every value must be a finite number."
+)
+OTHER_GROUP_CODES = (
+    "{name} must hold 1 (disadvantaged), 0 (advantaged) or a missing value (NaN or None: the row is "
+    "left out); found {count} row(s) with other values ({found}). Mark the rows to leave out as NaN."
+)
+DEFAULT_SEED = 42
+"""The default ``random_state`` of every function that draws random numbers: a call
+repeated gives the same answer. Pass None for fresh entropy."""
 
 
-def check_random_state(random_state: None | int | np.random.Generator) -> np.random.Generator:
-    """Turn None, an int seed or a Generator into a numpy Generator.
+def check_random_state(random_state) -> np.random.Generator:
+    """Turn None, an int seed, a Generator or a RandomState into a numpy Generator.
 
-    A Generator is returned as it is (so successive calls continue its stream); an int
-    gives a fresh, reproducible Generator; None gives fresh entropy.
+    A Generator is returned as it is (so successive calls continue its stream); a legacy
+    ``numpy.random.RandomState`` is wrapped in a Generator on its own bit generator, so
+    drawing advances the RandomState, as scikit-learn's ``check_random_state`` lets a
+    RandomState be shared; an int gives a fresh, reproducible Generator; None gives fresh
+    entropy.
     """
     if isinstance(random_state, np.random.Generator):
         return random_state
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.Generator(random_state._bit_generator)
     if random_state is None:
         return np.random.default_rng()
     if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
@@ -56,11 +73,12 @@ def check_random_state(random_state: None | int | np.random.Generator) -> np.ran
 
 
 def as_numeric_array(values: Sequence | np.ndarray, name: str) -> np.ndarray:
-    """Return ``values`` as a 1-D float array with no NaN, or raise naming ``name``."""
+    """Return ``values`` as a 1-D float array of finite numbers, or raise naming ``name``."""
     array = _as_float_array(values, name)
     if array.size == 0:
         raise InvalidInputError(EMPTY_ARRAY.format(name=name))
     _reject_nan(array, name)
+    _reject_inf(array, name)
     return array
 
 
@@ -89,10 +107,12 @@ def is_binary(array: np.ndarray) -> bool:
 
 
 def as_group_mask(values: Sequence | np.ndarray, name: str) -> np.ndarray:
-    """Return a group mask as int8: 1 disadvantaged, 0 advantaged, -1 excluded.
+    """Return a group mask as int8: 1 disadvantaged, 0 advantaged, -1 left out.
 
-    Any value other than 0 or 1 (NaN included) marks a row left out of the comparison.
-    Raises when either group is empty.
+    A missing value (NaN, None, pandas.NA) marks a row left out of the comparison. Any
+    other value is refused, with how many rows hold which values: a row is never dropped
+    silently because its code was mistyped (2 for a third group, -1, inf). Raises when
+    either group is empty.
     """
     array = _as_float_array(values, name)
     if array.size == 0:
@@ -100,6 +120,11 @@ def as_group_mask(values: Sequence | np.ndarray, name: str) -> np.ndarray:
     codes = np.full(array.shape, -1, dtype=np.int8)
     codes[array == 1] = 1
     codes[array == 0] = 0
+    other = (codes == -1) & ~np.isnan(array)
+    if other.any():
+        found, count = np.unique(array[other], return_counts=True)
+        listing = ", ".join(f"{v:g} x {c}" for v, c in zip(found[:5], count[:5])) + (" ..." if found.size > 5 else "")
+        raise InvalidInputError(OTHER_GROUP_CODES.format(name=name, count=int(other.sum()), found=listing))
     for value, which in ((1, "disadvantaged"), (0, "advantaged")):
         if not np.any(codes == value):
             raise InvalidInputError(EMPTY_GROUP.format(name=name, which=which, value=value))
@@ -171,6 +196,15 @@ def _pandas_na() -> object:
     except ImportError:  # pragma: no cover - pandas is a dependency
         return object()
     return pd.NA
+
+
+def _reject_inf(array: np.ndarray, name: str) -> None:
+    infinite = np.isinf(array)
+    if infinite.any():
+        position = int(np.argmax(infinite))
+        raise InvalidInputError(
+            HAS_INF.format(name=name, count=int(infinite.sum()), position=position, value=array[position])
+        )
 
 
 def _reject_nan(array: np.ndarray, name: str) -> None:

@@ -14,10 +14,9 @@ from functools import cached_property
 
 import numpy as np
 
-from faircode import _exact, _monte_carlo
+from faircode import _exact, _intervals, _monte_carlo
 from faircode._checks import check_random_state
-from faircode._report import (SMALL_SAMPLE_SIZE, Settings, SignificanceReport, binary_report, detectable_gap,
-                              percentile_interval)
+from faircode._report import SMALL_SAMPLE_SIZE, Settings, SignificanceReport, binary_report, percentile_interval, planned_gap
 from faircode._stratified import stratified_binary_report
 
 Counts = tuple[int, int, int, int]
@@ -27,6 +26,12 @@ Tables = tuple["GroupConfusion", "GroupConfusion"]  # the disadvantaged group's,
 NOTE_EMPTY = "no {rows} in the {group} group"
 NOTE_RATIO_UNDEFINED = "the advantaged group's selection rate is 0, so the ratio is undefined"
 NOTE_LARGER_GAP = "the larger gap is the {rate}'s"
+RATIO_CI_METHOD = "miettinen_nurminen_ratio"
+"""The default interval of the ratio: the score interval of p_a / p_b with Miettinen and Nurminen's factor."""
+RECORD_CI_METHODS = ("auto", "bootstrap")
+"""``ci_method`` of the metrics: "auto" gives each metric its interval of honest coverage (the gaps
+Agresti-Caffo's, the ratio its score interval, equalized odds the Sidak combination); "bootstrap"
+gives every metric its percentile bootstrap interval."""
 
 
 @dataclass(frozen=True)
@@ -61,6 +66,8 @@ class MetricRecord:
     p_value: float = math.nan
     significant: bool | None = None
     note: str = ""
+    ci_method: str = ""
+    mdg_rate: float = math.nan
 
     def to_dict(self) -> dict:
         """The record as a plain dict of its fields, in field order."""
@@ -108,7 +115,8 @@ class Options:
     n_permutations: int
     confidence: float
     alpha: float
-    random_state: None | int | np.random.Generator
+    random_state: object
+    ci_method: str = "auto"
 
     def rng(self) -> np.random.Generator:
         """A generator per metric: an int seed restarts, so each metric matches its own call."""
@@ -117,7 +125,13 @@ class Options:
     @cached_property
     def settings(self) -> Settings:
         """The significance settings, as :func:`faircode.significance.significance_report` takes them."""
-        return Settings.checked(self.n_resamples, self.n_permutations, self.confidence, self.alpha, "auto", "auto")
+        return Settings.checked(self.n_resamples, self.n_permutations, self.confidence, self.alpha, "auto",
+                                self.ci_method)
+
+    @property
+    def bootstrap(self) -> bool:
+        """Whether the intervals are percentile bootstraps (else each metric's score interval)."""
+        return self.ci_method == "bootstrap"
 
     @property
     def restarts(self) -> bool:
@@ -146,7 +160,7 @@ class _Tests:
     _start: dict | None = None
 
     def __post_init__(self) -> None:
-        if self.options.restarts:
+        if self.options.restarts and self.options.bootstrap:
             self._rng = self.options.rng()
             self._start = self._rng.bit_generator.state
 
@@ -163,7 +177,9 @@ class _Tests:
         return stratified_binary_report(list(strata), self.options.n_resamples, self.options.settings, rng,
                                         self.p_values.get(strata), first_gaps=gaps)
 
-    def _first_gaps(self, counts: Counts) -> tuple[np.ndarray, np.random.Generator]:
+    def _first_gaps(self, counts: Counts) -> tuple[np.ndarray | None, np.random.Generator | None]:
+        if not self.options.bootstrap:
+            return None, None  # the score intervals and exact tests draw nothing
         rng = self._generator()
         if counts in self.kept:
             gaps, state = self.kept[counts]
@@ -220,7 +236,7 @@ def _compute_record(name: str, dis, adv, options: Options, tests: _Tests | None)
 def _tests(names: list[str], dis: GroupConfusion, adv: GroupConfusion, options: Options, p_values: PValues):
     first_counts = [_strata(dis, adv)[0] if name == "equalized_odds_diff" else _counts(_rate_of(name), dis, adv)
                     for name in names]
-    repeated = {c for c in first_counts if first_counts.count(c) > 1} if options.restarts else set()
+    repeated = {c for c in first_counts if first_counts.count(c) > 1} if options.restarts and options.bootstrap else set()
     return _Tests(options, p_values, repeated)
 
 
@@ -263,7 +279,7 @@ def _gap_record(name: str, rate: _Rate, dis, adv, options: Options, tests: _Test
     record = _base_fields(name, *counts, alpha=options.alpha)
     note = _empty_note(rate, counts)
     if note:
-        return MetricRecord(**record, note=note)
+        return MetricRecord(**{**record, "note": note})
     record["value"] = record["rate_disadvantaged"] - record["rate_advantaged"]
     if tests is not None:
         record.update(_report_fields(tests.report(counts)[0]))
@@ -275,12 +291,16 @@ def _ratio_record(dis, adv, options: Options, tests: _Tests | None) -> MetricRec
     counts = (rate.ones(dis), rate.rows(dis), rate.ones(adv), rate.rows(adv))
     record = _base_fields("disparate_impact_ratio", *counts, alpha=options.alpha)
     if counts[2] == 0:
-        return MetricRecord(**record, note=NOTE_RATIO_UNDEFINED)
+        return MetricRecord(**{**record, "note": _joined(NOTE_RATIO_UNDEFINED, record["note"])})
     record["value"] = record["rate_disadvantaged"] / record["rate_advantaged"]
     if tests is not None:
         report, rng = tests.report(counts)
         record.update(_report_fields(report))
-        record["ci_low"], record["ci_high"] = _ratio_interval(*counts, options, rng)
+        if options.bootstrap:
+            record["ci_low"], record["ci_high"] = _ratio_interval(*counts, options, rng)
+        else:
+            low, high = _intervals.ratio_score(*counts, options.confidence, correction=True)
+            record.update(ci_low=float(low), ci_high=float(high), ci_method=RATIO_CI_METHOD)
     return MetricRecord(**record)
 
 
@@ -289,28 +309,38 @@ def _equalized_odds_record(dis, adv, options: Options, tests: _Tests | None) -> 
     strata = _strata(dis, adv)
     record = _base_fields("equalized_odds_diff", 0, dis.total, 0, adv.total, alpha=options.alpha)
     record.update(rate_disadvantaged=math.nan, rate_advantaged=math.nan)
+    record.update(minimum_detectable_gap=math.nan, mdg_rate=math.nan, note="")
     for rate, counts in zip(rates, strata):
         note = _empty_note(rate, counts)
         if note:
-            return MetricRecord(**{**record, "small_sample_warning": True}, note=note)
+            return MetricRecord(**{**record, "small_sample_warning": True, "note": note})
     gaps = [s[0] / s[1] - s[2] / s[3] for s in strata]
     chosen = 0 if abs(gaps[0]) >= abs(gaps[1]) else 1
     ones_d, n_d, ones_a, n_a = strata[chosen]
+    pooled = (ones_d + ones_a) / (n_d + n_a)
+    mdg, mdg_note = planned_gap(n_d, n_a, pooled, options.alpha)
     record.update(
         value=gaps[chosen],
         rate_disadvantaged=ones_d / n_d,
         rate_advantaged=ones_a / n_a,
         small_sample_warning=any(min(s[1], s[3]) < SMALL_SAMPLE_SIZE for s in strata),
-        minimum_detectable_gap=detectable_gap(n_d, n_a, options.alpha),
+        minimum_detectable_gap=mdg,
+        mdg_rate=pooled,
+        note=_joined(NOTE_LARGER_GAP.format(rate=rates[chosen].rate_name), mdg_note),
     )
-    note = NOTE_LARGER_GAP.format(rate=rates[chosen].rate_name)
     if tests is not None:
         record.update(_report_fields(tests.stratified_report(strata)))
-    return MetricRecord(**record, note=note)
+    return MetricRecord(**record)
 
 
 def _base_fields(name: str, ones_d: int, n_d: int, ones_a: int, n_a: int, *, alpha: float) -> dict:
-    """The fields every record has, before its value, interval and test are known."""
+    """The fields every record has, before its value, interval and test are known.
+
+    The minimum detectable gap is planned at the two groups' pooled rate (``mdg_rate``);
+    ``note`` says so when no gap is detectable there.
+    """
+    pooled = (ones_d + ones_a) / (n_d + n_a) if n_d and n_a else math.nan
+    mdg, note = planned_gap(n_d, n_a, pooled, alpha) if n_d and n_a else (math.nan, "")
     return dict(
         metric=name,
         value=math.nan,
@@ -319,8 +349,14 @@ def _base_fields(name: str, ones_d: int, n_d: int, ones_a: int, n_a: int, *, alp
         n_disadvantaged=int(n_d),
         n_advantaged=int(n_a),
         small_sample_warning=min(n_d, n_a) < SMALL_SAMPLE_SIZE,
-        minimum_detectable_gap=detectable_gap(n_d, n_a, alpha) if n_d and n_a else math.nan,
+        minimum_detectable_gap=mdg,
+        mdg_rate=pooled,
+        note=note,
     )
+
+
+def _joined(*notes: str) -> str:
+    return "; ".join(n for n in notes if n)
 
 
 def _empty_note(rate: _Rate, counts: tuple[int, int, int, int]) -> str:
@@ -331,13 +367,13 @@ def _empty_note(rate: _Rate, counts: tuple[int, int, int, int]) -> str:
 
 
 def _report_fields(report: SignificanceReport) -> dict:
-    """The interval, test and detectable gap of a significance report, as record fields."""
+    """The interval and test of a significance report, as record fields."""
     return dict(
         ci_low=report.ci_low,
         ci_high=report.ci_high,
         p_value=report.p_value,
         significant=report.significant,
-        minimum_detectable_gap=report.minimum_detectable_gap,
+        ci_method=report.ci_method,
     )
 
 
@@ -351,8 +387,7 @@ def _ratio_interval(ones_d, n_d, ones_a, n_a, options: Options, rng) -> tuple[fl
     with np.errstate(divide="ignore", invalid="ignore"):
         ratios = np.where(resampled_a > 0, resampled_d / resampled_a, np.where(resampled_d > 0, np.inf, 1.0))
     levels = ((1 - options.confidence) / 2, (1 + options.confidence) / 2)
-    low, high = _quantiles_allowing_inf(ratios, levels)
-    return low, high
+    return _quantiles_allowing_inf(ratios, levels)
 
 
 def _quantiles_allowing_inf(values: np.ndarray, levels) -> tuple[float, float]:

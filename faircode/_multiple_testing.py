@@ -32,6 +32,18 @@ def adjust_p_values(p_values, method: str = "holm") -> np.ndarray:
     -------
     numpy.ndarray
         Adjusted p-values in the input order; compare them with alpha as usual.
+
+    See Also
+    --------
+    faircode.metrics.fairness_report : ``adjust=`` adjusts a report's family, each test once.
+
+    Examples
+    --------
+    >>> from faircode.significance import adjust_p_values
+    >>> adjust_p_values([0.01, 0.04, 0.03, float("nan")], method="holm")
+    array([0.03, 0.06, 0.06,  nan])
+    >>> adjust_p_values([0.01, 0.04, 0.03], method="bh")
+    array([0.03, 0.04, 0.04])
     """
     check_one_of(method, "method", ADJUSTMENTS)
     p = np.asarray(p_values, dtype=float).reshape(-1)
@@ -47,17 +59,28 @@ def adjust_p_values(p_values, method: str = "holm") -> np.ndarray:
 def format_p(p: float, n_permutations: int | None = None) -> str:
     """Print a p-value honestly for its method.
 
-    A Monte Carlo p-value (give ``n_permutations``) of 0 means no relabelling reached the
-    observed gap, so it prints as an upper bound, "p < 0.0005" for 2000 relabellings.
-    Exact p-values under 0.001 print in scientific notation ("p = 3.2e-12"); others with
-    three decimals ("p = 0.034"). NaN prints as "p = n/a".
+    A Monte Carlo p-value (give ``n_permutations``) is ``(hits + 1) / (n + 1)``; at its
+    floor, ``1 / (n + 1)``, no relabelling reached the observed gap, so it prints as an
+    upper bound, "p < 0.0005" for 2000 relabellings (a p of 0, from an older count of
+    hits / n, prints the same). Exact p-values under 0.001 print in scientific notation
+    ("p = 3.2e-12"); others with three decimals ("p = 0.034"). NaN prints as "p = n/a".
+
+    See Also
+    --------
+    permutation_test : exact and Monte Carlo p-values.
+
+    Examples
+    --------
+    >>> from faircode.significance import format_p
+    >>> format_p(1 / 2001, 2000), format_p(0.0344, 2000), format_p(3.2e-12), format_p(0.0344)
+    ('p < 0.0005', 'p = 0.034', 'p = 3.2e-12', 'p = 0.034')
     """
     if p is None or math.isnan(p):
         return "p = n/a"
     if n_permutations is not None:
-        resolution = 1 / check_positive_int(n_permutations, "n_permutations")
-        if p == 0:
-            return f"p < {_round_up(resolution)}"
+        n_permutations = check_positive_int(n_permutations, "n_permutations")
+        if p <= 1 / (n_permutations + 1) * (1 + 1e-9):
+            return f"p < {_round_up(1 / n_permutations)}"
         if p < 0.001:
             return f"p = {np.format_float_positional(p, precision=2, fractional=False, trim='-')}"
     elif p == 0:

@@ -14,7 +14,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from faircode import _exact, _monte_carlo
+from faircode import _exact, _intervals, _monte_carlo
 from faircode._checks import (
     as_numeric_array,
     check_one_of,
@@ -30,6 +30,26 @@ SMALL_SAMPLE_SIZE = 30
 
 METHODS = ("auto", "exact", "monte_carlo")
 
+CI_METHODS = ("auto", "agresti_caffo", "newcombe", "miettinen_nurminen", "bootstrap", "bootstrap_exact")
+"""Intervals of a gap: "auto" is :data:`DEFAULT_CI_METHOD` for 0/1 data and "bootstrap"
+(the percentile bootstrap) for other data; "bootstrap_exact" is the percentile
+bootstrap's limit (0/1 data only)."""
+DEFAULT_CI_METHOD = "agresti_caffo"
+"""The interval of a gap between two rates: chosen by the coverage study of
+:mod:`faircode._intervals` (bench/coverage.py)."""
+SCORE_METHODS = ("agresti_caffo", "newcombe", "miettinen_nurminen")
+
+NOTE_NO_DETECTABLE_GAP = (
+    "no gap centred on the pooled rate {rate:.3g} keeps both rates in [0, 1] and is detected with "
+    "{power:.0%} power"
+)
+MDG_POWER = 0.80
+
+SCORE_NEEDS_BINARY = (
+    "ci_method={ci_method!r} is an interval of two proportions and needs 0/1 data, but {name} holds "
+    "other values; use ci_method='bootstrap' (or 'auto') for other data."
+)
+
 EXACT_NEEDS_BINARY = (
     "method='exact' needs 0/1 data, but {name} holds other values; "
     "use method='monte_carlo' (or 'auto') for other data."
@@ -37,7 +57,7 @@ EXACT_NEEDS_BINARY = (
 
 COUNT_OUT_OF_RANGE = "ones_{group} must be a whole number between 0 and n_{group} = {n}. Got {ones!r} instead."
 
-RandomState = None | int | np.random.Generator
+RandomState = None | int | np.random.Generator | np.random.RandomState
 
 
 @dataclass(frozen=True)
@@ -45,7 +65,10 @@ class SignificanceReport:
     """A gap between groups a and b with its interval, its p-value and its sample sizes.
 
     ``n_permutations`` is None when the p-value is exact, else the number of Monte Carlo
-    relabellings behind it (pass it to :func:`format_p`).
+    relabellings behind it (pass it to :func:`format_p`). ``ci_method`` names the interval
+    held in ``ci_low`` and ``ci_high``; ``mdg_rate`` is the rate the minimum detectable gap
+    is planned at (the groups' pooled rate); ``note`` says why a value is missing;
+    ``equivalence`` holds the equivalence test when a margin was given.
     """
 
     gap: float
@@ -58,9 +81,13 @@ class SignificanceReport:
     small_sample_warning: bool
     minimum_detectable_gap: float
     n_permutations: int | None = None
+    ci_method: str = ""
+    mdg_rate: float = math.nan
+    note: str = ""
+    equivalence: object | None = None
 
     def to_dict(self) -> dict:
-        """The report as a plain dict of its fields."""
+        """The report as a plain dict of its fields (the equivalence test as a nested dict)."""
         return asdict(self)
 
 
@@ -73,21 +100,33 @@ class Settings:
     alpha: float
     method: str
     ci_method: str
+    confidence: float = 0.95
 
     @classmethod
     def checked(cls, n_resamples, n_permutations, confidence, alpha, method, ci_method):
         """Validate every setting, raising on the first bad one."""
         check_positive_int(n_resamples, "n_resamples")
         n_permutations = check_positive_int(n_permutations, "n_permutations")
-        levels = interval_levels(check_open_unit(confidence, "confidence"))
+        confidence = check_open_unit(confidence, "confidence")
         alpha = check_open_unit(alpha, "alpha")
         check_one_of(method, "method", METHODS)
-        check_one_of(ci_method, "ci_method", METHODS)
-        return cls(levels, n_permutations, alpha, method, ci_method)
+        check_one_of(ci_method, "ci_method", CI_METHODS)
+        return cls(interval_levels(confidence), n_permutations, alpha, method, ci_method, confidence)
+
+    @property
+    def binary_ci_method(self) -> str:
+        """The interval of 0/1 data: "auto" resolved to the default."""
+        return DEFAULT_CI_METHOD if self.ci_method == "auto" else self.ci_method
 
 
-def make_report(gap, interval, p, n_a, n_b, settings: Settings, exact_p: bool) -> SignificanceReport:
-    """Assemble a SignificanceReport; ``exact_p`` says whether the p-value is exact."""
+def make_report(gap, interval, p, n_a, n_b, settings: Settings, exact_p: bool, ci_method: str,
+                pooled_rate: float = 0.5) -> SignificanceReport:
+    """Assemble a SignificanceReport; ``exact_p`` says whether the p-value is exact.
+
+    The minimum detectable gap is planned at ``pooled_rate`` (0.5, the worst case, for data
+    that are not rates).
+    """
+    mdg, note = planned_gap(n_a, n_b, pooled_rate, settings.alpha)
     return SignificanceReport(
         gap=float(gap),
         ci_low=float(interval[0]),
@@ -97,9 +136,32 @@ def make_report(gap, interval, p, n_a, n_b, settings: Settings, exact_p: bool) -
         n_a=int(n_a),
         n_b=int(n_b),
         small_sample_warning=min(n_a, n_b) < SMALL_SAMPLE_SIZE,
-        minimum_detectable_gap=detectable_gap(n_a, n_b, settings.alpha),
+        minimum_detectable_gap=mdg,
         n_permutations=None if exact_p else settings.n_permutations,
+        ci_method=ci_method,
+        mdg_rate=float(pooled_rate),
+        note=note,
     )
+
+
+def score_interval(method: str, ones_a, n_a, ones_b, n_b, confidence: float) -> tuple[float, float]:
+    """One of the score intervals of :mod:`faircode._intervals` for the gap of two 0/1 groups."""
+    if method == "agresti_caffo":
+        low, high = _intervals.agresti_caffo(ones_a, n_a, ones_b, n_b, confidence)
+    elif method == "newcombe":
+        low, high = _intervals.newcombe(ones_a, n_a, ones_b, n_b, confidence)
+    else:
+        low, high = _intervals.miettinen_nurminen(ones_a, n_a, ones_b, n_b, confidence)
+    return float(low), float(high)
+
+
+def planned_gap(n_a: int, n_b: int, rate: float, alpha: float) -> tuple[float, str]:
+    """The minimum detectable gap at ``rate`` (80% power) and a note when there is none."""
+    if not 0 < rate < 1:
+        return math.nan, NOTE_NO_DETECTABLE_GAP.format(rate=rate, power=MDG_POWER)
+    gap = detectable_gap(n_a, n_b, alpha, rate)
+    note = NOTE_NO_DETECTABLE_GAP.format(rate=rate, power=MDG_POWER) if math.isnan(gap) else ""
+    return gap, note
 
 
 def binary_report(
@@ -118,12 +180,15 @@ def binary_report(
     gaps, drawn from ``rng`` just before (``rng`` then continues after them).
     """
     ones_a, n_a, ones_b, n_b = counts
-    if settings.ci_method == "exact":
+    ci_method = settings.binary_ci_method
+    if ci_method == "bootstrap_exact":
         interval = _exact.bootstrap_quantiles(ones_a, n_a, ones_b, n_b, settings.levels)
-    else:
+    elif ci_method == "bootstrap":
         if gaps is None:
             gaps = _monte_carlo.binomial_gaps(rng, ones_a, n_a, ones_b, n_b, n_resamples)
         interval = percentile_interval(gaps, settings.levels)
+    else:
+        interval = score_interval(ci_method, ones_a, n_a, ones_b, n_b, settings.confidence)
     if settings.method == "monte_carlo":
         p = binary_monte_carlo_p(ones_a, n_a, ones_b, n_b, settings.n_permutations, rng)
     elif exact_p is not None:
@@ -131,16 +196,18 @@ def binary_report(
     else:
         p = float(_exact.permutation_p(ones_a, n_a, ones_b, n_b))
     gap = ones_a / n_a - ones_b / n_b
-    return make_report(gap, interval, p, n_a, n_b, settings, settings.method != "monte_carlo")
+    pooled = (ones_a + ones_b) / (n_a + n_b)
+    return make_report(gap, interval, p, n_a, n_b, settings, settings.method != "monte_carlo", ci_method, pooled)
 
 
-@lru_cache(maxsize=4096)
-def detectable_gap(n_a: int, n_b: int, alpha: float) -> float:
-    """:func:`faircode.power.minimum_detectable_gap` at the default rate and power, remembered.
+@lru_cache(maxsize=8192)
+def detectable_gap(n_a: int, n_b: int, alpha: float, rate: float = 0.5) -> float:
+    """:func:`faircode.power.minimum_detectable_gap` at ``rate`` and 80% power, remembered.
 
-    A pure function of the group sizes, asked for by every record and report of a table.
+    Exact for groups under 200 rows (``method="auto"``); a pure function of its
+    arguments, asked for by every record and report of a table.
     """
-    return minimum_detectable_gap(n_a, n_b, alpha=alpha)
+    return minimum_detectable_gap(n_a, n_b, rate=rate, alpha=alpha, power=MDG_POWER)
 
 
 def two_groups(a, b) -> tuple[np.ndarray, np.ndarray]:
@@ -160,6 +227,20 @@ def checked_counts(ones_a, n_a, ones_b, n_b) -> tuple[int, int, int, int]:
         if isinstance(ones, bool) or not float(ones).is_integer() or not 0 <= ones <= n:
             raise InvalidInputError(COUNT_OUT_OF_RANGE.format(group=group, n=n, ones=ones))
     return int(ones_a), int(n_a), int(ones_b), int(n_b)
+
+
+def resolve_ci_method(ci_method: str, *groups: np.ndarray) -> str:
+    """The interval to compute: "auto" is the default score interval for 0/1 groups, else "bootstrap"."""
+    check_one_of(ci_method, "ci_method", CI_METHODS)
+    binary = all(is_binary(g) for g in groups)
+    if ci_method == "auto":
+        return DEFAULT_CI_METHOD if binary else "bootstrap"
+    if ci_method in SCORE_METHODS and not binary:
+        name = "a" if not is_binary(groups[0]) else "b"
+        raise InvalidInputError(SCORE_NEEDS_BINARY.format(ci_method=ci_method, name=name))
+    if ci_method == "bootstrap_exact" and not binary:
+        require_binary(*groups)
+    return ci_method
 
 
 def resolve_method(method: str, *groups: np.ndarray) -> str:
@@ -225,22 +306,47 @@ def as_pair(values) -> tuple[float, float]:
     return float(values[0]), float(values[1])
 
 
+def monte_carlo_p(hits: int, n_permutations: int) -> float:
+    """(hits + 1) / (n + 1): the Monte Carlo p-value that is never 0 (Phipson and Smyth 2010).
+
+    The observed labelling counts as one of the relabellings, so the p-value is valid (a
+    test at level alpha rejects a true null at most alpha of the time) and its smallest
+    value is 1 / (n + 1).
+    """
+    return (int(hits) + 1) / (n_permutations + 1)
+
+
 def binary_monte_carlo_p(ones_a, n_a, ones_b, n_b, n_permutations, rng) -> float:
-    """Share of hypergeometric relabellings whose |gap| reaches the observed one."""
+    """Monte Carlo p from hypergeometric relabellings whose |gap| reaches the observed one."""
     total = ones_a + ones_b
     observed = abs(_exact.gap_numerator(ones_a, n_a, total, n_a + n_b))
     drawn = _monte_carlo.hypergeometric_numerators(rng, n_a, n_b, total, n_permutations)
-    return float(np.mean(drawn >= observed))
+    return monte_carlo_p(np.count_nonzero(drawn >= observed), n_permutations)
 
 
 def shuffled_monte_carlo_p(a, b, n_permutations, rng) -> float:
-    """Share of shuffled relabellings of real-valued groups whose |gap| reaches the observed one."""
+    """Monte Carlo p from shuffled relabellings of real-valued groups whose |gap| reaches the observed one.
+
+    The values are centred first (on the pooled first value), so the gaps' rounding error
+    scales with the data's spread, not their magnitude.
+    """
+    a, b = centred([a, b])
     observed = abs(a.mean() - b.mean())
     gaps = _monte_carlo.shuffled_gaps(rng, a, b, n_permutations)
-    return float(np.mean(np.abs(gaps) >= observed - float_tolerance([a, b])))
+    return monte_carlo_p(np.count_nonzero(np.abs(gaps) >= observed - float_tolerance([a, b])), n_permutations)
+
+
+def centred(groups: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """The groups shifted by one common value (a gap in means does not change)."""
+    origin = float(groups[0][0])
+    return [g - origin for g in groups]
 
 
 def float_tolerance(groups: Sequence[np.ndarray]) -> float:
-    """Rounding error allowed when comparing gaps of real-valued data (ties must count)."""
-    scale = max(float(np.max(np.abs(g))) for g in groups)
-    return 1e-12 * max(scale, 1e-300)
+    """Rounding error allowed when comparing gaps of real-valued data (ties must count).
+
+    Relative to the pooled data's spread (largest minus smallest value): a relabelling
+    whose |gap| falls short of the observed one by less than 1e-12 of the spread is a tie.
+    """
+    spread = max(float(np.max(g)) for g in groups) - min(float(np.min(g)) for g in groups)
+    return 1e-12 * max(spread, 1e-300)

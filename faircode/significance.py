@@ -16,11 +16,20 @@ Conventions, kept everywhere:
 
 * two-sided: a relabelling counts when its |gap| is at least the observed |gap|, compared
   in whole numbers for 0/1 data (``|x N - K n_a|``), so no tie is lost to rounding;
-* a Monte Carlo p-value is ``hits / n_permutations``, the share of relabellings, as the
-  definition reads (not ``(hits + 1) / (n_permutations + 1)``); it can be 0, which
-  :func:`format_p` prints as ``p < 1/n_permutations``;
-* intervals are percentile intervals of the bootstrap gaps (numpy's linear rule, as
-  ``scipy.stats.bootstrap(method="percentile")``); the exact interval is their limit.
+* a Monte Carlo p-value is ``(hits + 1) / (n_permutations + 1)`` (Phipson and Smyth
+  2010): the observed labelling counts as one relabelling, so the p-value is never 0 and
+  a family of them can be adjusted safely; :func:`format_p` prints its floor,
+  ``1 / (n_permutations + 1)``, as ``p < 1/n_permutations``;
+* the interval of a report is, by default, Agresti and Caffo's for 0/1 data (an interval
+  of two proportions whose coverage holds on small groups and rare rates, see
+  :mod:`faircode._intervals`) and the percentile bootstrap for other data;
+  :func:`bootstrap_ci` is the percentile bootstrap (numpy's linear rule, as
+  ``scipy.stats.bootstrap(method="percentile")``), whose exact limit is also available;
+* every function that draws random numbers takes ``random_state`` as None, an int, a
+  ``numpy.random.Generator`` or a ``numpy.random.RandomState``, and defaults to 42.
+
+:func:`equivalence_test` asks the opposite question: do the data show the gap lies
+within a margin?
 
 For metrics measured on two strata, such as equalized odds (TPR gap on the y = 1 rows,
 FPR gap on the y = 0 rows), :func:`stratified_permutation_test` tests the largest |gap|
@@ -29,12 +38,26 @@ with labels shuffled within each stratum.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from faircode import _exact, _monte_carlo
-from faircode._checks import check_one_of, check_open_unit, check_positive_int, check_random_state, is_binary
+from faircode._checks import (
+    DEFAULT_SEED,
+    as_binary_array,
+    check_one_of,
+    check_open_unit,
+    check_positive_int,
+    check_random_state,
+    is_binary,
+)
+from faircode._equivalence import EQUIVALENCE_METHODS, EquivalenceResult, tost
 from faircode._multiple_testing import ADJUSTMENTS, P_OUT_OF_RANGE, adjust_p_values, format_p
 from faircode._report import (
+    CI_METHODS,
+    DEFAULT_CI_METHOD,
     EXACT_NEEDS_BINARY,
     METHODS,
+    SCORE_NEEDS_BINARY,
     SMALL_SAMPLE_SIZE,
     RandomState,
     Settings,
@@ -48,10 +71,12 @@ from faircode._report import (
     make_report,
     percentile_interval,
     require_binary,
+    resolve_ci_method,
     resolve_method,
     shuffled_monte_carlo_p,
     two_groups,
 )
+from faircode.exceptions import InvalidInputError
 from faircode._stratified import (
     NO_EXACT_STRATIFIED_INTERVAL,
     NO_STRATA,
@@ -62,8 +87,13 @@ from faircode._stratified import (
 
 __all__ = [
     "ADJUSTMENTS",
+    "CI_METHODS",
+    "DEFAULT_CI_METHOD",
+    "EQUIVALENCE_METHODS",
     "EXACT_NEEDS_BINARY",
+    "EquivalenceResult",
     "METHODS",
+    "SCORE_NEEDS_BINARY",
     "NO_EXACT_STRATIFIED_INTERVAL",
     "NO_STRATA",
     "P_OUT_OF_RANGE",
@@ -71,6 +101,7 @@ __all__ = [
     "SignificanceReport",
     "adjust_p_values",
     "bootstrap_ci",
+    "equivalence_test",
     "format_p",
     "permutation_test",
     "significance_report",
@@ -81,8 +112,11 @@ __all__ = [
 ]
 
 
+MARGIN_NOT_POSITIVE = "The 'margin' parameter must be a float in (0, 1), a gap in rates. Got {value!r} instead."
+
+
 def permutation_test(
-    a, b, n_permutations: int = 2000, random_state: RandomState = None, method: str = "auto"
+    a, b, n_permutations: int = 2000, random_state: RandomState = DEFAULT_SEED, method: str = "auto"
 ) -> float:
     """Two-sided permutation p-value of the gap mean(a) - mean(b).
 
@@ -92,15 +126,31 @@ def permutation_test(
         The two groups. 0/1 data use the exact hypergeometric distribution.
     n_permutations : int, default 2000
         Relabellings drawn by the Monte Carlo method (ignored when exact).
-    random_state : None, int or numpy.random.Generator
-        Seed of the Monte Carlo method.
+    random_state : None, int, numpy.random.Generator or numpy.random.RandomState, default 42
+        Seed of the Monte Carlo method; a Generator or RandomState is drawn from in turn.
     method : {"auto", "exact", "monte_carlo"}
         "exact" needs 0/1 data; "auto" is exact for 0/1 data, else Monte Carlo.
 
     Returns
     -------
     float
-        The share of relabellings whose |gap| is at least the observed |gap|.
+        Exact: the probability that a relabelling's |gap| is at least the observed |gap|.
+        Monte Carlo: ``(hits + 1) / (n_permutations + 1)``, never 0.
+
+    See Also
+    --------
+    significance_report : the p-value with the gap's interval and sample sizes.
+    stratified_permutation_test : the test of equalized odds.
+    format_p : print a p-value as its method allows.
+
+    Examples
+    --------
+    >>> from faircode.significance import permutation_test
+    >>> a, b = [1] * 12 + [0] * 18, [1] * 5 + [0] * 25
+    >>> round(permutation_test(a, b), 4)
+    0.0469
+    >>> permutation_test(a, b, n_permutations=2000, method="monte_carlo", random_state=0)
+    0.04447776111944028
     """
     a, b = two_groups(a, b)
     n_permutations = check_positive_int(n_permutations, "n_permutations")
@@ -118,10 +168,14 @@ def bootstrap_ci(
     b,
     n_resamples: int = 2000,
     confidence: float = 0.95,
-    random_state: RandomState = None,
+    random_state: RandomState = DEFAULT_SEED,
     method: str = "auto",
 ) -> tuple[float, float]:
     """Percentile bootstrap interval of mean(a*) - mean(b*), each group resampled to its size.
+
+    On small groups and rare rates this interval covers the true gap far less often than
+    its confidence says (bench/coverage.py); :func:`significance_report` gives an interval
+    of two proportions with honest coverage by default.
 
     Parameters
     ----------
@@ -130,9 +184,9 @@ def bootstrap_ci(
     n_resamples : int, default 2000
         Bootstrap resamples (ignored when exact).
     confidence : float in (0, 1), default 0.95
-        Coverage of the interval; its ends are the (1 - confidence) / 2 and
+        The nominal coverage; the ends are the (1 - confidence) / 2 and
         (1 + confidence) / 2 quantiles of the resampled gaps.
-    random_state : None, int or numpy.random.Generator
+    random_state : None, int, numpy.random.Generator or numpy.random.RandomState, default 42
         Seed of the resampling.
     method : {"auto", "exact", "monte_carlo"}
         For 0/1 data "auto" and "monte_carlo" draw binomial counts; "exact" enumerates
@@ -143,6 +197,19 @@ def bootstrap_ci(
     -------
     (float, float)
         The low and high ends of the interval.
+
+    See Also
+    --------
+    significance_report : the gap with an interval of honest coverage (or this one,
+        with ``ci_method="bootstrap"``).
+
+    Examples
+    --------
+    >>> from faircode.significance import bootstrap_ci
+    >>> a, b = [1] * 12 + [0] * 18, [1] * 5 + [0] * 25
+    >>> low, high = bootstrap_ci(a, b, method="exact")
+    >>> print(f"{low:+.3f} to {high:+.3f}")
+    +0.033 to +0.433
     """
     a, b = two_groups(a, b)
     n_resamples = check_positive_int(n_resamples, "n_resamples")
@@ -160,6 +227,70 @@ def bootstrap_ci(
     return percentile_interval(gaps, levels)
 
 
+def equivalence_test(a, b, margin: float, alpha: float = 0.05, method: str = "score") -> EquivalenceResult:
+    """Do the data show that the gap mean(a) - mean(b) of two 0/1 groups lies within +-margin?
+
+    Two one-sided tests (TOST): the null hypothesis is that the gap is at least ``margin``
+    from zero; rejecting both of its halves at ``alpha`` shows, at that level, that
+    ``-margin < gap < +margin``. A non-significant difference test never shows this:
+    a small audit fails to find even large gaps.
+
+    Parameters
+    ----------
+    a, b : list, numpy array or pandas Series of 0/1
+        The two groups.
+    margin : float in (0, 1)
+        The largest gap, in rates, that counts as no gap. Fix it before looking at the
+        data, from what matters in the decision audited (a common choice is the
+        audit's minimum detectable gap, or a policy threshold).
+    alpha : float in (0, 1), default 0.05
+        Level of each one-sided test, and so of the equivalence claim.
+    method : {"score", "wald"}, default "score"
+        "score": score tests with the restricted variance (Miettinen-Nurminen); "wald":
+        the unrestricted variance, as statsmodels' ``tost_proportions_2indep`` default.
+
+    Returns
+    -------
+    EquivalenceResult
+        ``p_value`` (the larger one-sided p), ``p_lower`` and ``p_upper``, the 1 - 2 alpha
+        interval ``ci_low``-``ci_high`` that matches the tests, and ``equivalent``
+        (``p_value < alpha``, the same as the interval lying inside +-margin).
+
+    See Also
+    --------
+    significance_report : ``margin=`` adds this test to the report of a gap.
+    faircode.power.minimum_detectable_gap : a margin the audit could detect.
+
+    Examples
+    --------
+    Two groups of 400 with selection rates 0.30 and 0.32: is the gap within 10 points?
+
+    >>> from faircode.significance import equivalence_test
+    >>> a = [1] * 120 + [0] * 280
+    >>> b = [1] * 128 + [0] * 272
+    >>> result = equivalence_test(a, b, margin=0.10)
+    >>> result.equivalent, round(result.p_value, 5)
+    (True, 0.00085)
+    >>> print(f"90% interval {result.ci_low:+.3f} to {result.ci_high:+.3f}")
+    90% interval -0.074 to +0.034
+
+    Within 3 points it is not shown: the 90% interval reaches past -0.03.
+
+    >>> equivalence_test(a, b, margin=0.03).equivalent
+    False
+    """
+    a, b = as_binary_array(a, "a"), as_binary_array(b, "b")
+    return _equivalence(*counts(a, b), margin, alpha, method)
+
+
+def _equivalence(ones_a, n_a, ones_b, n_b, margin, alpha, method) -> EquivalenceResult:
+    if isinstance(margin, bool) or not isinstance(margin, (int, float)) or not 0 < float(margin) < 1:
+        raise InvalidInputError(MARGIN_NOT_POSITIVE.format(value=margin))
+    alpha = check_open_unit(alpha, "alpha")
+    check_one_of(method, "method", EQUIVALENCE_METHODS)
+    return tost(ones_a, n_a, ones_b, n_b, float(margin), alpha, method)
+
+
 def significance_report(
     a,
     b,
@@ -168,33 +299,61 @@ def significance_report(
     n_permutations: int = 2000,
     confidence: float = 0.95,
     alpha: float = 0.05,
-    random_state: RandomState = 42,
+    random_state: RandomState = DEFAULT_SEED,
     method: str = "auto",
     ci_method: str = "auto",
+    margin: float | None = None,
 ) -> SignificanceReport:
-    """The gap mean(a) - mean(b) with its bootstrap interval, p-value and sample sizes.
+    """The gap mean(a) - mean(b) with its interval, p-value, sample sizes and detectable gap.
 
     Parameters
     ----------
     a, b : list, numpy array or pandas Series of numbers
         The two groups (a is the disadvantaged group in faircode's metrics).
     n_resamples, n_permutations : int, default 2000
-        Bootstrap resamples and Monte Carlo relabellings.
+        Bootstrap resamples (when the interval is a bootstrap) and Monte Carlo relabellings.
     confidence : float, default 0.95
-        Coverage of the interval.
+        Nominal coverage of the interval.
     alpha : float, default 0.05
         Level of the test: ``significant`` is ``p_value < alpha``.
-    random_state : None, int or numpy.random.Generator, default 42
-        One generator serves the interval and, if Monte Carlo, the p-value.
-    method, ci_method : {"auto", "exact", "monte_carlo"}
-        Methods of :func:`permutation_test` and :func:`bootstrap_ci`.
+    random_state : None, int, numpy.random.Generator or numpy.random.RandomState, default 42
+        One generator serves the interval (if a bootstrap) and the p-value (if Monte Carlo).
+    method : {"auto", "exact", "monte_carlo"}
+        Method of :func:`permutation_test`.
+    ci_method : {"auto", "agresti_caffo", "newcombe", "miettinen_nurminen", "bootstrap", "bootstrap_exact"}
+        The interval. "auto": Agresti-Caffo's for 0/1 data (its coverage holds on small
+        groups and rare rates, see :mod:`faircode._intervals`), the percentile bootstrap
+        for other data. "bootstrap" is :func:`bootstrap_ci`'s percentile interval and
+        "bootstrap_exact" its exact limit (0/1 data). The score intervals need 0/1 data.
+    margin : float in (0, 1), optional
+        Add :func:`equivalence_test` at this margin (0/1 data) as ``equivalence``.
 
     Returns
     -------
     SignificanceReport
-        ``small_sample_warning`` is set when a group has fewer than 30 rows;
-        ``minimum_detectable_gap`` is the gap this test would detect with 80% power
-        (normal approximation at rate 0.5, see :mod:`faircode.power`).
+        ``ci_method`` names the interval; ``small_sample_warning`` is set when a group
+        has fewer than 30 rows; ``minimum_detectable_gap`` is the gap this test would
+        detect with 80% power, planned at the groups' pooled rate (``mdg_rate``; 0.5 for
+        data that are not 0/1), from the exact test's power when a group has under 200
+        rows (:func:`faircode.power.minimum_detectable_gap`); NaN, with ``note`` saying
+        why, when no gap the rate allows is detectable.
+
+    See Also
+    --------
+    significance_report_from_counts : the same from counts of ones and rows.
+    equivalence_test : whether the data show the gap is small.
+    faircode.metrics.fairness_report : every metric of an audit, with these statistics.
+
+    Examples
+    --------
+    >>> from faircode.significance import significance_report
+    >>> a, b = [1] * 12 + [0] * 18, [1] * 5 + [0] * 25
+    >>> report = significance_report(a, b)
+    >>> print(f"gap {report.gap:+.3f}, 95% interval {report.ci_low:+.3f} to {report.ci_high:+.3f}"
+    ...       f" ({report.ci_method}), p = {report.p_value:.4f}")
+    gap +0.233, 95% interval +0.019 to +0.435 (agresti_caffo), p = 0.0469
+    >>> round(report.minimum_detectable_gap, 3), round(report.mdg_rate, 3)
+    (0.38, 0.283)
     """
     a, b = two_groups(a, b)
     if is_binary(a) and is_binary(b):
@@ -207,14 +366,17 @@ def significance_report(
             random_state=random_state,
             method=method,
             ci_method=ci_method,
+            margin=margin,
         )
     settings = Settings.checked(n_resamples, n_permutations, confidence, alpha, method, ci_method)
     resolve_method(method, a, b)
-    resolve_method(ci_method, a, b)
+    ci_method = resolve_ci_method(ci_method, a, b)
+    if margin is not None:
+        require_binary(a, b)
     rng = check_random_state(random_state)
     low, high = percentile_interval(_monte_carlo.resampled_gaps(rng, a, b, n_resamples), settings.levels)
     p = shuffled_monte_carlo_p(a, b, n_permutations, rng)
-    return make_report(float(a.mean() - b.mean()), (low, high), p, a.size, b.size, settings, False)
+    return make_report(float(a.mean() - b.mean()), (low, high), p, a.size, b.size, settings, False, ci_method)
 
 
 def significance_report_from_counts(
@@ -227,16 +389,34 @@ def significance_report_from_counts(
     n_permutations: int = 2000,
     confidence: float = 0.95,
     alpha: float = 0.05,
-    random_state: RandomState = 42,
+    random_state: RandomState = DEFAULT_SEED,
     method: str = "auto",
     ci_method: str = "auto",
+    margin: float | None = None,
 ) -> SignificanceReport:
     """:func:`significance_report` for 0/1 groups given by their counts of ones and rows.
 
     The counts are all the 0/1 data carry: a group of ``n_a`` rows with ``ones_a`` ones.
     Same parameters and result as :func:`significance_report`; this is the fast path
-    the metrics use once they have counted a confusion table.
+    the metrics use once they have counted a confusion table. Counts of any size are
+    safe (billions of rows).
+
+    See Also
+    --------
+    significance_report : the same from the rows.
+
+    Examples
+    --------
+    >>> from faircode.significance import significance_report_from_counts
+    >>> report = significance_report_from_counts(127, 2153, 475, 4360, margin=0.06)
+    >>> print(f"{report.gap:+.4f} ({report.ci_low:+.4f} to {report.ci_high:+.4f}), {report.p_value:.1e}")
+    -0.0499 (-0.0627 to -0.0372), 8.5e-12
+    >>> report.equivalence.equivalent
+    False
     """
     settings = Settings.checked(n_resamples, n_permutations, confidence, alpha, method, ci_method)
     counted = checked_counts(ones_a, n_a, ones_b, n_b)
-    return binary_report(counted, n_resamples, settings, check_random_state(random_state))
+    report = binary_report(counted, n_resamples, settings, check_random_state(random_state))
+    if margin is None:
+        return report
+    return replace(report, equivalence=_equivalence(*counted, margin, alpha, "score"))

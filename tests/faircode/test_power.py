@@ -28,35 +28,35 @@ def test_minimum_detectable_gap_at_200_per_group_is_0_140():
 
 @pytest.mark.parametrize("n_a, n_b", [(200, 200), (69, 131), (2153, 4360), (10661, 9238)])
 def test_minimum_detectable_gap_within_0_003_of_statsmodels_arcsine_solution(n_a, n_b):
-    assert abs(minimum_detectable_gap(n_a, n_b) - statsmodels_detectable_gap(n_a, n_b)) <= 0.003
+    assert abs(minimum_detectable_gap(n_a, n_b, method="normal") - statsmodels_detectable_gap(n_a, n_b)) <= 0.003
 
 
 def test_the_two_approximations_part_at_30_per_group():
     # the arcsine (Cohen's h) and linear scales disagree by about 0.008 here: both are
     # approximations, which is why simulated_power exists
-    assert 0.005 < minimum_detectable_gap(30, 30) - statsmodels_detectable_gap(30, 30) < 0.01
+    assert 0.005 < minimum_detectable_gap(30, 30, method="normal") - statsmodels_detectable_gap(30, 30) < 0.01
 
 
 @pytest.mark.parametrize("n_a, n_b, rate", [(30, 30, 0.5), (69, 131, 0.2), (2153, 4360, 0.06)])
 def test_minimum_detectable_gap_equals_statsmodels_direct_solve(n_a, n_b, rate):
     d = NormalIndPower().solve_power(nobs1=n_a, ratio=n_b / n_a, alpha=0.05, power=0.80)
     # statsmodels solves with both tails; the formula keeps the near one only
-    assert minimum_detectable_gap(n_a, n_b, rate=rate) == pytest.approx(d * math.sqrt(rate * (1 - rate)), rel=1e-4)
+    assert minimum_detectable_gap(n_a, n_b, rate=rate, method="normal") == pytest.approx(d * math.sqrt(rate * (1 - rate)), rel=1e-4)
 
 
 @pytest.mark.parametrize("n_a, n_b, gap, rate", [(200, 200, 0.1, 0.5), (69, 131, 0.2, 0.3), (2153, 4360, 0.03, 0.1)])
 def test_power_at_gap_equals_statsmodels_z_test_power(n_a, n_b, gap, rate):
     effect = gap / math.sqrt(rate * (1 - rate))
     expected = NormalIndPower().power(effect_size=effect, nobs1=n_a, alpha=0.05, ratio=n_b / n_a)
-    assert power_at_gap(n_a, n_b, gap, rate=rate) == pytest.approx(expected, rel=1e-9)
-    assert power_at_gap(n_a, n_b, -gap, rate=rate) == pytest.approx(expected, rel=1e-9)
+    assert power_at_gap(n_a, n_b, gap, rate=rate, method="normal") == pytest.approx(expected, rel=1e-9)
+    assert power_at_gap(n_a, n_b, -gap, rate=rate, method="normal") == pytest.approx(expected, rel=1e-9)
 
 
 def test_power_at_the_minimum_detectable_gap_is_the_requested_power():
     for power in (0.5, 0.8, 0.9):
-        gap = minimum_detectable_gap(150, 90, rate=0.3, power=power)
+        gap = minimum_detectable_gap(150, 90, rate=0.3, power=power, method="normal")
         # the far tail adds a hair: under 1e-4 even at 50% power
-        assert power <= power_at_gap(150, 90, gap, rate=0.3) < power + 1e-4
+        assert power <= power_at_gap(150, 90, gap, rate=0.3, method="normal") < power + 1e-4
 
 
 def exact_power(n_a: int, n_b: int, gap: float, rate: float = 0.5, alpha: float = 0.05) -> float:
