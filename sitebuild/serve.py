@@ -203,7 +203,7 @@ class PreviewHandler(SimpleHTTPRequestHandler):
 
     def _inject(self, html: bytes, version: int, problems: list[str]) -> bytes:
         # The preview serves the site at "/", whatever base URL site.yaml gives the 404 page.
-        html = html.replace(b'<base href="', b'<base data-preview href="/" data-was="', 1)
+        html = html.replace(b'<script data-site-base="', b'<script data-site-base="/" data-was="', 1)
         extra = (overlay_html(problems) if problems else "") + reload_script(version)
         return html.replace(b"</body>", extra.encode() + b"</body>", 1)
 

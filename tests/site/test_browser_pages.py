@@ -32,7 +32,7 @@ def test_explainer_shows_code_outputs_table_and_figure(page, site_url):
     table = page.locator(".output-html table")
     expect(table.locator("td")).to_have_text(["4.0", "6.0"])
     expect(table.locator("thead th").first.locator(".visually-hidden")).to_have_text("Row label")
-    figure = page.locator("figure.output-figure img")
+    figure = page.locator("figure.output-figure img.figure-light")
     expect(figure).to_have_attribute("alt", "Mean score of each group")
     assert figure.evaluate("img => img.complete && img.naturalWidth > 0"), "the figure did not load"
     collapsed = page.locator("details.output-collapse")

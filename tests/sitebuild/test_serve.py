@@ -157,5 +157,5 @@ def test_a_change_to_a_template_rebuilds(tmp_path):
 def test_a_missing_page_is_served_the_not_found_page(preview):
     _, port, _ = preview
     status, html = fetch(port, "/no-such-page.html")
-    assert status == 404 and "Page not found" in html and '<base data-preview href="/"' in html
+    assert status == 404 and "Page not found" in html and '<script data-site-base="/"' in html
     assert fetch(port, "/static/no-such-file.css")[0] == 404
