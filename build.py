@@ -5,7 +5,6 @@ and turns their results into messages and exit codes (0 ok, 1 failed, 2 bad usag
 from __future__ import annotations
 
 import argparse
-import shutil
 import sys
 from pathlib import Path
 
@@ -184,13 +183,25 @@ def cmd_new(args: argparse.Namespace) -> int:
 
 
 def cmd_clean(args: argparse.Namespace) -> int:
-    """``clean``: remove the output folder and the execution cache."""
-    for folder in (ROOT / args.out, Path(args.cache_dir) if args.cache_dir else ROOT / ".cache" / "sitebuild"):
-        folder = folder if folder.is_absolute() else ROOT / folder
-        if folder.exists():
-            shutil.rmtree(folder)
-            _say(f"removed {folder}")
+    """``clean``: remove the output folder and the execution cache, if the build made them
+    (anything else is refused, exit status 2, and nothing is deleted)."""
+    from sitebuild.folders import clean
+
+    out, cache = (Path(p) if Path(p).is_absolute() else ROOT / p
+                  for p in (args.out, args.cache_dir or Path(".cache") / "sitebuild"))
+    for folder in clean(out.resolve(), cache.resolve(), (ROOT, ROOT / "explainers", ROOT / "templates"), _say):
+        _say(f"removed {folder}")
     return 0
+
+
+def _stop_on_sigterm() -> None:
+    """SIGTERM ends a build as Ctrl-C does: workers and kernels are ended, the last good
+    site is kept and no temporary folder is left."""
+    import signal
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGTERM, interrupt)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -201,12 +212,18 @@ def main(argv: list[str] | None = None) -> int:
     args = make_parser().parse_args(argv)
     commands = {"build": cmd_build, "check": cmd_check, "serve": cmd_serve,
                 "new": cmd_new, "clean": cmd_clean}
+    from sitebuild.errors import ConfigError
+
+    _stop_on_sigterm()
     try:
         return commands[args.command](args)
     except SiteBuildError as error:
         _say(f"error: {error}")
-        return 2 if error.__class__.__name__ == "ConfigError" else 1
+        return 2 if isinstance(error, ConfigError) else 1
     except KeyboardInterrupt:
+        from sitebuild.execute import kill_live_kernels
+
+        kill_live_kernels()
         _say("interrupted; the last good site was kept")
         return 130
 

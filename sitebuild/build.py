@@ -59,7 +59,9 @@ class BuildSummary:
 
 
 def _options(config: BuildConfig, check_only: bool) -> dict:
-    return {"out": config.out, "only": config.only, "strict": config.strict, "timeout": config.timeout,
+    from sitebuild.deps import code_digest
+
+    return {"engine": code_digest(), "out": config.out, "only": config.only, "strict": config.strict, "timeout": config.timeout,
             "check": check_only, "scripts": config.write_scripts, "cache": config.cache_dir}
 
 

@@ -49,8 +49,9 @@ def check_folder(folder: Path, marker: str, option: str, protected: tuple[Path, 
     for place in protected:
         place = place.resolve()
         if folder == place or folder in place.parents:
-            raise FolderRefused(f"{option} {folder}: this folder holds {place}, which the build reads; "
-                                f"choose a folder of its own, for example {place.parent / 'site'}")
+            what = "is" if folder == place else "holds"
+            raise FolderRefused(f"{option} {folder}: refused, this folder {what} {place}, which the build reads; "
+                                f"nothing was changed. Choose a folder of its own")
     if not folder.exists():
         return
     if not folder.is_dir():
@@ -131,3 +132,21 @@ def build_locks(out: Path, cache_dir: Path, say: Callable[[str], None]) -> Itera
         mark(cache_dir, CACHE_MARKER)
         with locked(cache_dir / "build.lock", str(cache_dir), say):
             yield
+
+
+def clean(out: Path, cache_dir: Path, protected: tuple[Path, ...], say: Callable[[str], None]) -> list[Path]:
+    """``clean``: delete the output folder (and the temporary folders of interrupted
+    builds beside it) and the cache, once both are known to be the engine's; nothing is
+    deleted if either is refused. Returns what was removed."""
+    check_folder(out, OUTPUT_MARKER, "--out", protected)
+    check_folder(cache_dir, CACHE_MARKER, "--cache-dir", protected)
+    removed = []
+    with locked(output_lock_path(out), str(out), say):
+        removed += remove_leftovers(out)
+        if remove_folder(out, OUTPUT_MARKER, "--out", protected):
+            removed.append(out)
+        if cache_dir.exists():
+            with locked(cache_dir / "build.lock", str(cache_dir), say):
+                shutil.rmtree(cache_dir)
+            removed.append(cache_dir)
+    return removed
