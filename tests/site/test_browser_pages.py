@@ -30,7 +30,7 @@ def test_explainer_shows_code_outputs_table_and_figure(page, site_url):
     expect(page.locator("article.explainer h1")).to_have_text("Reading Scores by Group")
     expect(page.locator("#out-1-0")).to_contain_text("south: 6.00")
     table = page.locator(".output-html table")
-    expect(table.locator("td")).to_have_text(["4.0", "6.0"])
+    expect(table.locator("tbody td")).to_have_text(["4.0", "6.0"])
     expect(table.locator("thead th").first.locator(".visually-hidden")).to_have_text("Row label")
     figure = page.locator("figure.output-figure img.figure-light")
     expect(figure).to_have_attribute("alt", "Mean score of each group")
