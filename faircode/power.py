@@ -16,7 +16,9 @@ level alpha:
   and remembered), weighted by the two binomial probabilities.
 
 ``method="auto"`` (the default) is exact when a group has fewer than 200 rows
-(:data:`EXACT_BELOW`), where the two part, and normal otherwise.
+(:data:`EXACT_BELOW`), where the two part, and normal otherwise; also normal when the two
+groups hold more than 4,000 rows together (:data:`EXACT_MAX_ROWS`), where the
+enumeration would be too large.
 :func:`simulated_power` estimates the exact test's power by simulation.
 """
 
@@ -26,8 +28,8 @@ import math
 from functools import lru_cache
 
 import numpy as np
-from scipy.special import gammaln
-from scipy.stats import binom, norm
+from scipy.special import gammaln, xlog1py, xlogy
+from scipy.stats import norm
 
 from faircode import _exact
 from faircode._checks import check_one_of, check_open_unit, check_positive_int, check_random_state
@@ -251,9 +253,14 @@ def _exact_power(n_a: int, n_b: int, gaps: np.ndarray, rate: float, alpha: float
     region = _rejection_region(n_a, n_b, alpha)
     rates_a = np.clip(rate + gaps / 2, 0.0, 1.0)
     rates_b = np.clip(rate - gaps / 2, 0.0, 1.0)
-    mass_a = binom.pmf(np.arange(n_a + 1)[None, :], n_a, rates_a[:, None])
-    mass_b = binom.pmf(np.arange(n_b + 1)[None, :], n_b, rates_b[:, None])
-    return np.einsum("gi,ij,gj->g", mass_a, region, mass_b)
+    return ((_binomial_mass(n_a, rates_a) @ region) * _binomial_mass(n_b, rates_b)).sum(axis=1)
+
+
+def _binomial_mass(n: int, rates: np.ndarray) -> np.ndarray:
+    """Binomial(n, rate) probabilities of 0..n, one row per rate (log-gamma; n is at most a few thousand)."""
+    k = np.arange(n + 1)[None, :]
+    p = rates[:, None]
+    return np.exp(_log_choose(n, k) + xlogy(k, p) + xlog1py(n - k, -p))
 
 
 @lru_cache(maxsize=512)
@@ -266,6 +273,8 @@ def _rejection_region(n_a: int, n_b: int, alpha: float) -> np.ndarray:
     centre plus the upper tail from the first such count above it, as in
     :func:`faircode._exact.tail_probability`.
     """
+    if n_a > n_b:  # the p-value is the same with the groups swapped; keep the table small
+        return np.ascontiguousarray(_rejection_region(n_b, n_a, alpha).T)
     n_total = n_a + n_b
     k = np.arange(n_total + 1)[:, None]
     x = np.arange(n_a + 1)[None, :]
@@ -299,7 +308,7 @@ def _checked_gap(gap, rate: float) -> float:
 def _resolved(method: str, n_a: int, n_b: int) -> str:
     check_one_of(method, "method", POWER_METHODS)
     if method == "auto":
-        return "exact" if min(n_a, n_b) < EXACT_BELOW else "normal"
+        return "exact" if min(n_a, n_b) < EXACT_BELOW and n_a + n_b <= EXACT_MAX_ROWS else "normal"
     return method
 
 

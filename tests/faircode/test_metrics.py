@@ -19,8 +19,10 @@ from fairlearn.metrics import (
     true_positive_rate,
 )
 from sklearn.metrics import accuracy_score, precision_score
+from statsmodels.stats.proportion import confint_proportions_2indep
 
 from faircode import _checks
+from faircode._report import NOTE_NO_DETECTABLE_GAP
 from faircode.exceptions import InvalidInputError
 from faircode.metrics import (
     COLUMNS,
@@ -129,8 +131,13 @@ def test_significance_is_computed_on_exactly_the_metric_rows(compas):
     positives = y_true == 1
     a, b = y_pred[positives & (group == 1)], y_pred[positives & (group == 0)]
     assert record.p_value == permutation_test(a, b, method="exact")
-    assert (record.ci_low, record.ci_high) == bootstrap_ci(a, b, random_state=42)
+    expected = confint_proportions_2indep(int(a.sum()), a.size, int(b.sum()), b.size, method="agresti-caffo")
+    assert (record.ci_low, record.ci_high) == pytest.approx(expected, rel=1e-12)
+    assert record.ci_method == "agresti_caffo"
     assert record.significant is True and record.ci_low < record.value < record.ci_high
+    booted = equal_opportunity_diff(y_true, y_pred, group, significance=True, random_state=42, ci_method="bootstrap")
+    assert (booted.ci_low, booted.ci_high) == bootstrap_ci(a, b, random_state=42)
+    assert booted.ci_method == "bootstrap"
 
     precision = predictive_parity_diff(y_true, y_pred, group, significance=True)
     flagged = y_pred == 1
@@ -189,7 +196,7 @@ def test_report_without_significance_leaves_the_tests_missing(compas):
 def test_rows_outside_both_groups_are_left_out():
     y_true = [1, 0, 1, 1, 0, 1, 0, 0]
     y_pred = [1, 1, 0, 1, 0, 1, 1, 1]
-    group = [1, 1, 0, 0, 2, np.nan, 1, 0]
+    group = [1, 1, 0, 0, None, np.nan, 1, 0]
     dis, adv = count_confusion(y_true, y_pred, group)
     assert dis == GroupConfusion(tp=1, fp=2, tn=0, fn=0)
     assert adv == GroupConfusion(tp=1, fp=1, tn=0, fn=1)
@@ -208,7 +215,10 @@ def test_an_empty_denominator_gives_nan_with_a_note():
     assert math.isnan(odds.value) and odds.note == record.note
 
     none_selected = disparate_impact_ratio([0, 1, 0, 1], [1, 0, 0, 0], [1, 1, 0, 0], significance=True)
-    assert math.isnan(none_selected.value) and none_selected.note == NOTE_RATIO_UNDEFINED
+    assert math.isnan(none_selected.value)
+    # two rows a group: no gap centred on the pooled rate 1/4 is detectable, and the note says so too
+    assert none_selected.note == NOTE_RATIO_UNDEFINED + "; " + NOTE_NO_DETECTABLE_GAP.format(rate=0.25, power=0.8)
+    assert math.isnan(none_selected.minimum_detectable_gap) and none_selected.mdg_rate == 0.25
     precision = predictive_parity_diff([0, 1, 0, 1], [1, 0, 0, 0], [1, 1, 0, 0])
     assert precision.note == NOTE_EMPTY.format(rows="predicted positives (y_pred = 1)", group="advantaged")
 
@@ -216,9 +226,14 @@ def test_an_empty_denominator_gives_nan_with_a_note():
 def test_ratio_interval_reaches_infinity_when_resamples_select_no_advantaged_rows():
     y_pred = [1] * 10 + [0] * 10 + [1] + [0] * 19
     group = [1] * 20 + [0] * 20
-    record = disparate_impact_ratio([0] * 40, y_pred, group, significance=True)
+    record = disparate_impact_ratio([0] * 40, y_pred, group, significance=True, ci_method="bootstrap")
     assert record.value == pytest.approx(0.5 / 0.05)
     assert record.ci_high == math.inf and 0 < record.ci_low < record.value
+    # the score interval of the ratio stays finite: 1 in 20 selected is evidence of a rate above 0
+    scored = disparate_impact_ratio([0] * 40, y_pred, group, significance=True)
+    expected = confint_proportions_2indep(10, 20, 1, 20, method="score", compare="ratio")
+    assert (scored.ci_low, scored.ci_high) == pytest.approx(expected, rel=1e-8)
+    assert scored.ci_method == "miettinen_nurminen_ratio" and scored.p_value == record.p_value
     assert record.p_value == permutation_test(y_pred[:20], y_pred[20:])
 
 

@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 import pytest
+from statsmodels.stats.proportion import confint_proportions_2indep
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
@@ -56,8 +57,8 @@ def table():
     rng = np.random.default_rng(3)
     y_true = rng.integers(0, 2, 3000)
     y_pred = (rng.random(3000) < 0.35 + 0.2 * y_true).astype(int)
-    group = np.where(rng.random(3000) < 0.3, 1, 0)
-    group[:40] = -1
+    group = np.where(rng.random(3000) < 0.3, 1.0, 0.0)
+    group[:40] = np.nan
     return y_true, y_pred, group
 
 
@@ -65,21 +66,41 @@ def test_records_computed_together_equal_the_independent_significance_calls(tabl
     dis, adv = count_confusion(*table)
     selection = (dis.tp + dis.fp, dis.total, adv.tp + adv.fp, adv.total)
     strata = [(dis.tp, dis.tp + dis.fn, adv.tp, adv.tp + adv.fn), (dis.fp, dis.fp + dis.tn, adv.fp, adv.fp + adv.tn)]
-    records = {r.metric: r for r in metric_records(*table, significance=True, random_state=11)}
+    records = {r.metric: r for r in metric_records(*table, significance=True, random_state=11,
+                                                   ci_method="bootstrap")}
 
-    parity = significance_report_from_counts(*selection, random_state=11)
+    parity = significance_report_from_counts(*selection, random_state=11, ci_method="bootstrap")
     ratio = records["disparate_impact_ratio"]
     assert (records["demographic_parity_diff"].ci_low, records["demographic_parity_diff"].ci_high) == (
         parity.ci_low, parity.ci_high)
     assert records["demographic_parity_diff"].p_value == ratio.p_value == parity.p_value
     assert (ratio.ci_low, ratio.ci_high) == _ratio_interval_drawn_on_its_own(selection, seed=11)
 
-    odds = stratified_report_from_counts(strata, random_state=11)
+    odds = stratified_report_from_counts(strata, random_state=11, ci_method="bootstrap")
     record = records["equalized_odds_diff"]
     assert (record.ci_low, record.ci_high, record.p_value) == (odds.ci_low, odds.ci_high, odds.p_value)
-    opportunity = significance_report_from_counts(*strata[0], random_state=11)
+    opportunity = significance_report_from_counts(*strata[0], random_state=11, ci_method="bootstrap")
     assert (records["equal_opportunity_diff"].ci_low, records["equal_opportunity_diff"].p_value) == (
         opportunity.ci_low, opportunity.p_value)
+
+
+def test_default_records_hold_each_metric_s_interval_of_coverage(table):
+    dis, adv = count_confusion(*table)
+    selection = (dis.tp + dis.fp, dis.total, adv.tp + adv.fp, adv.total)
+    strata = [(dis.tp, dis.tp + dis.fn, adv.tp, adv.tp + adv.fn), (dis.fp, dis.fp + dis.tn, adv.fp, adv.fp + adv.tn)]
+    records = {r.metric: r for r in metric_records(*table, significance=True)}
+    parity = records["demographic_parity_diff"]
+    assert (parity.ci_low, parity.ci_high) == pytest.approx(
+        confint_proportions_2indep(*selection, method="agresti-caffo"), rel=1e-12)
+    ratio = records["disparate_impact_ratio"]
+    assert (ratio.ci_low, ratio.ci_high) == pytest.approx(
+        confint_proportions_2indep(*selection, method="score", compare="ratio"), rel=1e-8)
+    odds = records["equalized_odds_diff"]
+    assert odds.ci_method == "sidak_agresti_caffo"
+    assert (odds.ci_low, odds.ci_high) == (stratified_report_from_counts(strata).ci_low,
+                                           stratified_report_from_counts(strata).ci_high)
+    assert {r.ci_method for r in records.values()} == {"agresti_caffo", "miettinen_nurminen_ratio",
+                                                       "sidak_agresti_caffo"}
 
 
 def _ratio_interval_drawn_on_its_own(counts, seed):
@@ -106,7 +127,7 @@ def test_one_vectorised_tail_call_equals_one_call_per_tail(draws):
 def test_batched_exact_p_values_equal_the_one_at_a_time_tests(table):
     y_true, y_pred, group = table
     records = {r.metric: r for r in metric_records(*table, significance=True)}
-    kept = group >= 0
+    kept = ~np.isnan(group)
     for metric, rows in [("demographic_parity_diff", kept), ("accuracy_diff", kept),
                          ("equal_opportunity_diff", kept & (y_true == 1)),
                          ("false_positive_rate_diff", kept & (y_true == 0)),
@@ -132,8 +153,9 @@ def test_every_report_row_equals_its_metric_computed_alone(table):
 
 def test_a_generator_is_drawn_from_in_order_without_sharing_draws(table):
     y_true, y_pred, group = table
-    seeded = fairness_report(y_true, y_pred, {"g": group}, significance=True, random_state=5)
-    drawn = fairness_report(y_true, y_pred, {"g": group}, significance=True, random_state=np.random.default_rng(5))
+    seeded = fairness_report(y_true, y_pred, {"g": group}, significance=True, random_state=5, ci_method="bootstrap")
+    drawn = fairness_report(y_true, y_pred, {"g": group}, significance=True, random_state=np.random.default_rng(5),
+                            ci_method="bootstrap")
     assert drawn["p_value"].tolist() == seeded["p_value"].tolist()  # exact p-values use no draws
     assert drawn["ci_low"].iloc[0] == seeded["ci_low"].iloc[0]  # the first metric starts the same stream
     assert drawn["ci_low"].iloc[1:].tolist() != seeded["ci_low"].iloc[1:].tolist()

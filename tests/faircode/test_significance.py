@@ -13,6 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 from statsmodels.stats.multitest import multipletests
+from statsmodels.stats.proportion import confint_proportions_2indep
 
 from faircode import _checks
 from faircode._report import COUNT_OUT_OF_RANGE
@@ -128,11 +129,37 @@ def test_monte_carlo_p_on_real_valued_data_agrees_with_scipy():
     assert abs(ours - reference) <= 4 * standard_error
 
 
-def test_monte_carlo_p_is_the_share_of_relabellings_and_can_be_zero():
+def test_monte_carlo_p_counts_the_observed_labelling_and_is_never_zero():
     a, b = zeros_and_ones(0, 500), zeros_and_ones(500, 500)
     p = permutation_test(a, b, n_permutations=2000, method="monte_carlo", random_state=0)
-    assert p == 0.0
+    assert p == 1 / 2001  # no relabelling reaches the gap: (0 + 1) / (2000 + 1)
     assert format_p(p, 2000) == "p < 0.0005"
+    assert format_p(2 / 2001, 2000) == "p = 0.001"
+
+
+def test_monte_carlo_p_is_hits_plus_one_over_n_plus_one():
+    a, b = zeros_and_ones(12, 30), zeros_and_ones(5, 30)
+    n = 999
+    p = permutation_test(a, b, n_permutations=n, method="monte_carlo", random_state=3)
+    # the same relabellings drawn by hand from the same stream
+    drawn = np.random.default_rng(3).hypergeometric(17, 43, 30, size=n)
+    hits = np.count_nonzero(np.abs(drawn * 60 - 17 * 30) >= abs(12 * 60 - 17 * 30))
+    assert p == (hits + 1) / (n + 1)
+
+
+def test_monte_carlo_p_values_keep_holm_family_wise_error_at_alpha():
+    # ten true nulls on continuous data, 49 relabellings each: a p of hits / n would be 0 in
+    # about 1 test in 50, and Holm always rejects a 0, so the family-wise error would be
+    # near 18%; (hits + 1) / (n + 1) is at least 0.02 and keeps it at or below alpha
+    rng = np.random.default_rng(11)
+    n_audits, n_tests, n_permutations = 300, 10, 49
+    rejected = 0
+    for _ in range(n_audits):
+        p = [permutation_test(rng.normal(size=10), rng.normal(size=10), n_permutations=n_permutations,
+                              random_state=rng) for _ in range(n_tests)]
+        assert min(p) >= 1 / (n_permutations + 1)
+        rejected += bool(np.any(adjust_p_values(p, method="holm") < 0.05))
+    assert rejected / n_audits <= 0.05
 
 
 def test_monte_carlo_p_is_reproducible_with_an_int_seed_and_streams_with_a_generator():
@@ -310,8 +337,14 @@ def test_p_is_one_when_the_gap_is_zero(n, ones, scale):
 @settings(max_examples=60, deadline=None)
 @given(binary_groups, binary_groups, st.integers(0, 2**32 - 1))
 def test_swapping_groups_flips_the_gap_and_mirrors_the_interval(a, b, seed):
-    forward = significance_report(a, b, random_state=seed, ci_method="exact")
-    backward = significance_report(b, a, random_state=seed, ci_method="exact")
+    for ci_method in ("bootstrap_exact", "agresti_caffo", "newcombe", "miettinen_nurminen"):
+        forward = significance_report(a, b, random_state=seed, ci_method=ci_method)
+        backward = significance_report(b, a, random_state=seed, ci_method=ci_method)
+        assert backward.gap == pytest.approx(-forward.gap, abs=1e-12)
+        assert (backward.ci_low, backward.ci_high) == pytest.approx((-forward.ci_high, -forward.ci_low), abs=1e-9)
+        assert backward.ci_method == forward.ci_method == ci_method
+    forward = significance_report(a, b, random_state=seed)
+    backward = significance_report(b, a, random_state=seed)
     assert backward.gap == pytest.approx(-forward.gap, abs=1e-12)
     assert backward.p_value == pytest.approx(forward.p_value, rel=1e-12)
     assert (backward.ci_low, backward.ci_high) == pytest.approx((-forward.ci_high, -forward.ci_low), abs=1e-12)
@@ -336,14 +369,23 @@ def test_significance_report_fields_match_the_separate_calls():
     assert isinstance(report, SignificanceReport)
     assert report.gap == pytest.approx(127 / 2153 - 475 / 4360)
     assert report.p_value == permutation_test(a, b)
-    assert (report.ci_low, report.ci_high) == bootstrap_ci(a, b, random_state=42)
+    assert report.ci_method == "agresti_caffo"
+    expected = confint_proportions_2indep(127, 2153, 475, 4360, method="agresti-caffo")
+    assert (report.ci_low, report.ci_high) == pytest.approx(expected, rel=1e-12)
+    bootstrapped = significance_report(a, b, ci_method="bootstrap")
+    assert (bootstrapped.ci_low, bootstrapped.ci_high) == bootstrap_ci(a, b, random_state=42)
+    assert bootstrapped.ci_method == "bootstrap"
     assert report.significant and report.n_permutations is None
     assert (report.n_a, report.n_b) == (2153, 4360)
     assert report.small_sample_warning is False
-    assert report.minimum_detectable_gap == pytest.approx(2.8016 * math.sqrt(0.25 * (1 / 2153 + 1 / 4360)), rel=1e-4)
+    pooled = (127 + 475) / (2153 + 4360)
+    assert report.mdg_rate == pooled
+    assert report.minimum_detectable_gap == pytest.approx(
+        2.8016 * math.sqrt(pooled * (1 - pooled) * (1 / 2153 + 1 / 4360)), rel=1e-4)
     assert set(report.to_dict()) == {
         "gap", "ci_low", "ci_high", "p_value", "significant", "n_a", "n_b",
-        "small_sample_warning", "minimum_detectable_gap", "n_permutations",
+        "small_sample_warning", "minimum_detectable_gap", "n_permutations", "ci_method", "mdg_rate", "note",
+        "equivalence",
     }
 
 
@@ -351,14 +393,16 @@ def test_significance_report_warns_on_a_group_under_30_rows_and_uses_monte_carlo
     report = significance_report([1, 0, 1] * 9, [0, 0, 1] * 20, method="monte_carlo")
     assert report.small_sample_warning
     assert report.n_permutations == 2000
-    assert report.p_value * 2000 == round(report.p_value * 2000)
+    hits = report.p_value * 2001 - 1
+    assert hits == pytest.approx(round(hits), abs=1e-9)
 
 
 def test_significance_report_on_real_valued_data_is_monte_carlo():
     rng = np.random.default_rng(0)
     a, b = rng.normal(0, 1, 100), rng.normal(1, 1, 100)
     report = significance_report(a, b, n_permutations=500)
-    assert report.n_permutations == 500 and report.p_value == 0.0 and report.significant
+    assert report.n_permutations == 500 and report.p_value == 1 / 501 and report.significant
+    assert report.ci_method == "bootstrap" and report.mdg_rate == 0.5
     assert report.ci_low < report.gap < report.ci_high
 
 
