@@ -54,6 +54,9 @@ def _add_build_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--strict", action="store_true", help="warnings fail the build (default: off)")
     parser.add_argument("--timeout", type=float, default=None,
                         help="seconds per page, overriding front matter (default: site.yaml's timeout)")
+    parser.add_argument("--root", default=None,
+                        help="project root: site.yaml, the kernels' working folder, the base of relative "
+                             "paths (default: the folder of build.py)")
 
 
 def _command(commands, name: str, help_text: str) -> argparse.ArgumentParser:
@@ -102,7 +105,7 @@ def make_parser() -> argparse.ArgumentParser:
 def _config(args: argparse.Namespace, **extra):
     from sitebuild.config import make_config
 
-    return make_config(ROOT, source=args.source, out=args.out, cache_dir=args.cache_dir, jobs=args.jobs,
+    return make_config(args.root or ROOT, source=args.source, out=args.out, cache_dir=args.cache_dir, jobs=args.jobs,
                        force=args.force, only=args.only, strict=args.strict, timeout=args.timeout, **extra)
 
 
