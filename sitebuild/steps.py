@@ -1,5 +1,10 @@
 """Stage 1a: the site's configured pre-build steps (``steps:`` in site.yaml), each run as a
-subprocess from the repository root, skipped while its inputs are unchanged."""
+subprocess from the repository root, skipped while its inputs are unchanged.
+
+A step marked ``when: asked`` runs only when the build names it (``--step NAME``); a step's
+``check:`` command runs on every build and check, after the step or in its place, and a
+non-zero exit is an error with the command's own message (how a step says that what it
+made is stale for its inputs)."""
 
 from __future__ import annotations
 
@@ -27,6 +32,7 @@ class StepResult:
     name: str
     ran: bool
     seconds: float
+    checked: bool = False
 
 
 def inputs_digest(step: Step, root: Path) -> str:
@@ -64,8 +70,25 @@ def run_step(step: Step, root: Path, stamps: dict[str, str], force: bool = False
     return StepResult(step.name, True, time.monotonic() - started)
 
 
-def run_steps(steps: tuple[Step, ...], root: Path, stamp_file: Path, force: bool = False) -> list[StepResult]:
-    """Run every configured step in order; remember the inputs of those that succeeded."""
+def check_step(step: Step, root: Path) -> None:
+    """Run the step's ``check`` command; raise :class:`SiteBuildError` with its output when it fails."""
+    try:
+        done = subprocess.run(command_line(step.check), cwd=root, capture_output=True, text=True)
+    except OSError as error:
+        raise SiteBuildError(f"site.yaml step '{step.name}': could not start its check `{step.check}` ({error}); "
+                             "check the command") from error
+    if done.returncode != 0:
+        tail = "\n".join((done.stdout + done.stderr).splitlines()[-OUTPUT_TAIL:])
+        how = (f"`python build.py --step {step.name}` runs it" if step.when == "asked"
+               else "the next build runs it again")
+        raise SiteBuildError(f"site.yaml step '{step.name}': its check `{step.check}` failed (status "
+                             f"{done.returncode}); {how}. The check said:\n{tail}")
+
+
+def run_steps(steps: tuple[Step, ...], root: Path, stamp_file: Path, force: bool = False,
+              asked: tuple[str, ...] = ()) -> list[StepResult]:
+    """Run every configured step in order (``when: asked`` steps only when named in ``asked``),
+    then its check; remember the inputs of those that succeeded."""
     try:
         stamps = json.loads(stamp_file.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -73,7 +96,14 @@ def run_steps(steps: tuple[Step, ...], root: Path, stamp_file: Path, force: bool
     results = []
     try:
         for step in steps:
-            results.append(run_step(step, root, stamps, force))
+            if step.when == "always" or step.name in asked:
+                result = run_step(step, root, stamps, force or step.name in asked)
+            else:
+                result = StepResult(step.name, False, 0.0)
+            if step.check:
+                check_step(step, root)
+                result.checked = True
+            results.append(result)
     finally:
         if steps:
             write_text_atomic(stamp_file, json.dumps(stamps, sort_keys=True))

@@ -50,6 +50,7 @@ NEAR_WEIGHT = 3
 NEAR_BEFORE, NEAR_AFTER = 4, 3
 CLAUSE_BREAK = re.compile(r"[,;:()\[\]—–]|\s-\s|[0-9]")
 LISTED_CANDIDATES = 4
+SHOWN_LINE = 70
 
 
 def check_page(
@@ -142,29 +143,30 @@ class OutputIndex:
         backing = [o for o in self.numbers if matches_output(prose, o.number)]
         return [o for o in backing if o.number.comparator] or backing
 
-    def resolve(self, entry: LockEntry) -> OutputNumber | None:
-        """The output number a lock entry is bound to: the one with its label (on a line
-        of the same shape or at the recorded position if several), else on a line of the
-        same shape, else at the recorded position when that one has no other label;
-        None when none exists any more."""
+    def resolve(self, entry: LockEntry) -> tuple[OutputNumber | None, str]:
+        """The output number a lock entry is bound to and how it was found: the one with
+        its label (on a line of the same shape or at the recorded position if several),
+        else on a line of the same shape, else at the recorded position when that one has
+        no other label; (None, "") when none exists any more."""
         recorded = OutputRef(entry.block, entry.output, entry.output_line, entry.index)
         if entry.label:
             labelled = [o for o in self.numbers if o.label == entry.label]
             if labelled:
-                return _preferred(labelled, entry, recorded)
+                return _preferred(labelled, entry, recorded), "label"
         same_shape = [o for o in self.numbers if o.shape == entry.shape and o.ref.index == entry.index]
         if same_shape:
-            return _preferred(same_shape, entry, recorded)
+            return _preferred(same_shape, entry, recorded), "shape"
         at_position = self._by_position.get(recorded)
         if at_position is not None and (not entry.label or not at_position.label):
-            return at_position
-        return None
+            return at_position, "position"
+        return None, ""
 
     def label_match(self, prose: Number, words: SentenceWords) -> tuple[OutputNumber, int] | None:
-        """The comparable output number whose label alone best matches the sentence, with
-        its score, when one stands out and shares a word next to the number."""
+        """The comparable output number the sentence names: every word of its label stands
+        next to the prose number ("The test accuracy is 0.75" names ``test accuracy:
+        0.70``), with its score, when one such number stands out."""
         scored = [(words.score(o), o) for o in self.numbers if _comparable(prose, o.number)
-                  and words.near & o.label_words]
+                  and o.label_words and o.label_words <= words.near]
         if not scored:
             return None
         best = max(score for score, _ in scored)
@@ -181,11 +183,14 @@ def _distinct_values(candidates: list[OutputNumber]) -> list[OutputNumber]:
 
 
 def _preferred(candidates: list[OutputNumber], entry: LockEntry, recorded: OutputRef) -> OutputNumber:
+    """The candidate at the recorded position, else the first on a line of the same shape
+    at the same place in its line, else of the same shape, else at the same place."""
     for candidate in candidates:
         if candidate.ref == recorded:
             return candidate
+    same_place = [c for c in candidates if c.ref.index == entry.index]
     same_shape = [c for c in candidates if c.shape == entry.shape]
-    return (same_shape or candidates)[0]
+    return ([c for c in same_shape if c in same_place] or same_shape or same_place or candidates)[0]
 
 
 def _comparable(prose: Number, output: Number) -> bool:
@@ -242,16 +247,16 @@ def _classify(path: str, item: ProseNumber, occurrence: int, outputs: OutputInde
     )
     if item.exempt_reason:
         return replace(base, status=Status.EXEMPT, message=item.exempt_reason)
-    entry = bindings.claim(item, occurrence)
-    if entry is not None:
-        return _check_binding(base, item, occurrence, entry, outputs)
     words = SentenceWords.of(item)
     backing = outputs.backing(item.number)
     contradiction = _contradiction(item, words, backing, outputs)
+    if contradiction is None and any(equals_literal(item.number, literal) for literal in literals):
+        return replace(base, status=Status.INPUT, message="a literal of the page's code")
+    entry = bindings.claim(item, occurrence)
+    if entry is not None:
+        return _check_binding(base, item, occurrence, entry, outputs)
     if contradiction is not None:
         return contradiction_result(base, contradiction)
-    if any(equals_literal(item.number, literal) for literal in literals):
-        return replace(base, status=Status.INPUT, message="a literal of the page's code")
     return _bind_new(base, item, occurrence, words, backing)
 
 
@@ -272,10 +277,8 @@ def _contradiction(item: ProseNumber, words: SentenceWords, backing: list[Output
 
 def contradiction_result(base: QuoteResult, output: OutputNumber) -> QuoteResult:
     """An UNVERIFIED verdict naming the output that contradicts the prose number."""
-    where = f"block {output.ref.block}"
-    message = (f'"{base.text}" contradicts the output its sentence names: "{output.line_text.strip()}" '
-               f"({where}) says {output.number.text}; correct the number, or mark it [...]{{.nocheck}} "
-               "if it is not that result")
+    message = (f'"{base.text}" contradicts the output its sentence names: {_describe(output)}; correct the '
+               "number, or mark it [...]{.nocheck} if it is not that result")
     return replace(base, status=Status.UNVERIFIED, value=output.number.text, output_ref=output.ref,
                    output_line=output.line_text, label=output.label, message=message)
 
@@ -296,7 +299,7 @@ def _bind_new(base: QuoteResult, item: ProseNumber, occurrence: int, words: Sent
 
 
 def _ambiguous(base: QuoteResult, candidates: list[OutputNumber]) -> QuoteResult:
-    shown = [f'"{o.line_text.strip()}" (block {o.ref.block})' for o in candidates[:LISTED_CANDIDATES]]
+    shown = [_describe(o) for o in candidates[:LISTED_CANDIDATES]]
     more = f" and {len(candidates) - LISTED_CANDIDATES} more" if len(candidates) > LISTED_CANDIDATES else ""
     message = (f"{len(candidates)} output lines show it and the sentence names none of them: "
                f"{', '.join(shown)}{more}; use in the sentence a word of the line it quotes, print that "
@@ -305,14 +308,23 @@ def _ambiguous(base: QuoteResult, candidates: list[OutputNumber]) -> QuoteResult
                    candidates=tuple(o.line_text.strip() for o in candidates))
 
 
+def _describe(output: OutputNumber) -> str:
+    """An output number as a message names it: its line (shortened), block and label."""
+    line = " ".join(output.line_text.split())
+    line = line if len(line) <= SHOWN_LINE else line[:SHOWN_LINE - 1] + "…"
+    label = f', labelled "{output.label}"' if output.label else ""
+    return f'{output.number.text} in "{line}" (block {output.ref.block}{label})'
+
+
 def _check_binding(base: QuoteResult, item: ProseNumber, occurrence: int, entry: LockEntry,
                    outputs: OutputIndex) -> QuoteResult:
-    target = outputs.resolve(entry)
-    if target is None:
+    target, found_by = outputs.resolve(entry)
+    if target is None or (found_by == "position" and not matches_output(item.number, target.number)):
         words = SentenceWords.of(item)
         rebound = _bind_new(base, item, occurrence, words, outputs.backing(item.number))
         if rebound.status is Status.VERIFIED:  # its output line is gone, but another one backs it
             return rebound
+    if target is None:
         where = f"block {entry.block}, output {entry.output}, line {entry.output_line}"
         message = (f"the output line it was verified against ({where}: {entry.shape!r}) is gone; "
                    "print the value again or mark the number [...]{.nocheck}")

@@ -15,6 +15,7 @@ and the values. ``check --fix`` never rewrites a claim: a broken claim is for th
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 from typing import Iterable, Protocol, Sequence
 
@@ -96,6 +97,26 @@ def find_claims(tokens: Sequence[Token]) -> list[Claim]:
                 claims.append(Claim(len(claims), words, str(child.attrs[CHECK_ATTRIBUTE]).strip(), line,
                                     token_index, child_index))
     return claims
+
+
+MALFORMED = re.compile(r"\]\{[^}]*\bcheck\s*=")
+
+
+def malformed_claims(tokens: Sequence[Token]) -> list[tuple[int, str]]:
+    """(line, text) of each ``[...]{check=...}`` the parser did not read as a claim (the
+    expression in single quotes, a space before ``{``, a quote inside it), so that it is
+    reported instead of silently left unchecked."""
+    found = []
+    for token in tokens:
+        if token.type != "inline" or not token.map:
+            continue
+        line = token.map[0] + 1
+        for child in token.children or []:
+            if child.type in ("softbreak", "hardbreak"):
+                line += 1
+            elif child.type == "text" and MALFORMED.search(child.content):
+                found.append((line, child.content.strip()))
+    return found
 
 
 def _span_words(children: list[Token], open_index: int) -> str:

@@ -224,7 +224,8 @@ def matches_output(prose: Number, output: Number) -> bool:
     if output.comparator:
         same_direction = prose.comparator == output.comparator
         return same_direction and equals_at_shown_precision(prose, value, output.negative)
-    return not output.is_integer_shown and satisfies(prose, value)
+    counts_backed_by_counts = not output.is_integer_shown or prose.is_integer_shown
+    return counts_backed_by_counts and satisfies(prose, value)
 
 
 def satisfies(bound: Number, value: Decimal) -> bool:

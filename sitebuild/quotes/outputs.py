@@ -117,25 +117,44 @@ def index_outputs(outputs: Sequence[OutputText]) -> list[OutputNumber]:
 def _text_label(lines: list[str], numbers: list[list[Number]], line: int, index: int) -> tuple[str, frozenset[str]]:
     text, here = lines[line], numbers[line]
     start = here[index - 1].end if index else 0
-    near = word_list(text[start:here[index].start])
+    end = here[index + 1].start if index + 1 < len(here) else len(text)
     header = _header_line(lines, numbers, line)
     column = word_list(_overlapping(header, start, here[index].end, here[index].start)) if header else []
-    if not near and not column and index + 1 == len(here):
-        near = word_list(text[here[index].end:])  # "0.75 accuracy": the words after the last number
-    label = _unique(column + near)
+    naming = _words_naming(text[start:here[index].start], text[here[index].end:end], index + 1 == len(here))
+    label = _unique(column + (naming if not column else []))
     return " ".join(label), frozenset(word_list(text) + (word_list(header) if header else []))
 
 
+COLUMN_GAP = re.compile(r"\s{2,}")
+#: What ends the words that name a number: a label runs from the last of these before it.
+SEGMENT_BREAK = re.compile(r"[:;,|=()\[\]{}]|\s-\s|\s{2,}")
+
+
+def _words_naming(before: str, after: str, last: bool) -> list[str]:
+    """The words that name a number, from the text since the previous number and up to
+    the next one: those just before it in its segment ("test accuracy: 0.70"), else those
+    just after it ("200 seeds: ..."), else any before it ("accuracy (test): 0.70")."""
+    near_before = word_list(SEGMENT_BREAK.split(before.rstrip(" \t:=|,;"))[-1])
+    if near_before:
+        return near_before
+    pieces = SEGMENT_BREAK.split(after)
+    ends_before_next = len(pieces) > 1 or last  # not the words of the next number
+    near_after = word_list(pieces[0]) if ends_before_next else []
+    return near_after or word_list(before)
+
+
 def _header_line(lines: list[str], numbers: list[list[Number]], line: int) -> str | None:
-    """The header of a text table the line belongs to: the nearest line above, in the
-    same run of non-blank lines of at least two fields, that has words and no numbers."""
-    if len(lines[line].split()) < 2:
+    """The header of a text table the line belongs to: the line is columns (fields two
+    spaces or more apart, as pandas prints them) and the header is the nearest line above
+    it, in the same run of non-blank lines, with words, no numbers and no ``:`` or ``=``."""
+    if len(COLUMN_GAP.split(lines[line].strip())) < 2:
         return None
     for above in range(line - 1, -1, -1):
-        if not lines[above].strip():
+        text = lines[above]
+        if not text.strip():
             return None
-        if not numbers[above] and word_list(lines[above]):
-            return lines[above]
+        if not numbers[above] and word_list(text):
+            return None if ":" in text or "=" in text else text
     return None
 
 

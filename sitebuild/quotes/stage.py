@@ -19,7 +19,7 @@ from sitebuild.errors import SourceError
 from sitebuild.execute import ExecutedPage
 from sitebuild.files import write_text_atomic
 from sitebuild.quotes.binding import check_page
-from sitebuild.quotes.claims import ClaimResult, judge_claims
+from sitebuild.quotes.claims import ClaimResult, judge_claims, malformed_claims
 from sitebuild.quotes.fix import SourceFile, fix_page, unified_diff
 from sitebuild.quotes.lock import (
     LOCK_FILENAME,
@@ -63,6 +63,10 @@ class QuoteRun:
         for quotes in self.pages.values():
             problems.extend(_problem(result) for result in quotes.problems(strict=True))
             problems.extend(_claim_problem(claim) for claim in quotes.broken_claims())
+        for page in self.sources.values():
+            problems.extend(Problem(page.rel_path, line, f"{text!r} looks like a checked claim but is not read as one: "
+                                    'write it as [words]{check="expression"}, the expression in double quotes')
+                            for line, text in malformed_claims(page.tokens))
         return problems
 
     def numbers(self, slug: str) -> dict[str, int]:

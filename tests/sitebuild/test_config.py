@@ -26,11 +26,18 @@ def test_steps_are_parsed(tmp_path):
     (tmp_path / "site.yaml").write_text('steps:\n  - {name: results, run: "python -m x --out results", inputs: ["a/*.py"]}\n')
     step = load_site_config(tmp_path / "site.yaml").steps[0]
     assert (step.name, step.run, step.inputs) == ("results", "python -m x --out results", ("a/*.py",))
+    assert (step.when, step.check) == ("always", "")
+    (tmp_path / "site.yaml").write_text('steps:\n  - {name: sweep, run: "x --all", when: asked, check: "x --verify"}\n')
+    step = load_site_config(tmp_path / "site.yaml").steps[0]
+    assert (step.when, step.check) == ("asked", "x --verify")
 
 
 @pytest.mark.parametrize("text, message", [
     ("steps:\n  - {name: r}\n", "steps[0].run: expected a command as a string, found None"),
-    ("steps:\n  - {name: r, run: x, when: always}\n", "steps[0]: expected only the fields name, run, inputs, found ['when']"),
+    ("steps:\n  - {name: r, run: x, every: 1}\n",
+     "steps[0]: expected only the fields name, run, inputs, when, check, found ['every']"),
+    ("steps:\n  - {name: r, run: x, when: sometimes}\n",
+     "steps[0].when: expected always (every build) or asked (only --step NAME), found 'sometimes'"),
     ("timeout: soon\n", "timeout: expected a positive number of seconds, found 'soon'"),
     ("colour: red\n", "expected only the settings title, themes, steps, timeout, data_theme, inputs, bibliography"),
     ("data_theme: [Audits]\n", "data_theme: expected the name of a theme (a string), found ['Audits']"),

@@ -135,8 +135,8 @@ def test_two_output_lines_that_both_show_the_number_leave_it_ambiguous_without_a
     assert (result.status, result.candidates) == (Status.AMBIGUOUS, ("b 0.50", "a 0.5"))
     assert format_problem(result) == (
         'explainers/page.md:1: "0.5" is ambiguous: 2 output lines show it and the sentence names none of them: '
-        '"b 0.50" (block 2), "a 0.5" (block 3); use in the sentence a word of the line it quotes, print that value '
-        "with a label the sentence uses, or write it inline as `{python} expr`")
+        '0.50 in "b 0.50" (block 2, labelled "b"), 0.5 in "a 0.5" (block 3); use in the sentence a word of the line '
+        "it quotes, print that value with a label the sentence uses, or write it inline as `{python} expr`")
 
 
 def test_the_line_whose_label_the_sentence_uses_settles_an_ambiguity():
@@ -211,3 +211,77 @@ def test_a_number_whose_output_line_is_gone_rebinds_to_another_output_that_backs
     later = check_page(page_text(), PAGE, moved, CODE, first_check.new_lock_entries)
     gap = next(r for r in later.results if r.text == "-0.0509")
     assert (gap.status, gap.output_ref.anchor) == (Status.VERIFIED, "out-4-0-l0")
+
+
+# -- issue 11: no coincidences --------------------------------------------------------------
+
+ACCURACY_MD = "The test accuracy is 0.75.\n"
+
+
+def accuracy(train: str, test: str) -> list[OutputText]:
+    return [OutputText(1, 0, f"train accuracy: {train}\ntest accuracy: {test}\n")]
+
+
+def test_a_number_binds_to_the_line_its_sentence_names_and_goes_stale_with_it():
+    first = check_page(ACCURACY_MD, PAGE, accuracy("0.75", "0.75"), [], [])
+    (result,) = first.results
+    assert (result.status, result.output_ref.anchor, result.label) == (Status.VERIFIED, "out-1-0-l1", "test accuracy")
+    later = check_page(ACCURACY_MD, PAGE, accuracy("0.75", "0.70"), [], first.new_lock_entries)
+    assert (later.results[0].status, later.results[0].new) == (Status.STALE, "0.70")
+
+
+def test_a_coincidence_on_another_labelled_line_never_verifies_a_number():
+    (result,) = check_page(ACCURACY_MD, PAGE, accuracy("0.75", "0.70"), [], []).results
+    assert result.status is Status.UNVERIFIED and result.output_ref.anchor == "out-1-0-l1"
+    assert '0.70 in "test accuracy: 0.70" (block 1, labelled "test accuracy")' in result.message
+
+
+def test_the_index_of_a_table_printed_first_never_backs_a_count():
+    table = OutputText(1, 0, "   gap\n0  0.05\n1  0.12\n2  0.01\n3  0.09\n4  0.02\n5  0.11\n6  0.15\n")
+    md = "We found 5 significant gaps.\n"
+    first = check_page(md, PAGE, [table, OutputText(2, 0, "significant gaps: 5\n")], [], [])
+    assert first.results[0].output_ref.anchor == "out-2-0-l0"
+    later = check_page(md, PAGE, [table, OutputText(2, 0, "significant gaps: 7\n")], [], first.new_lock_entries)
+    assert (later.results[0].status, later.results[0].new) == (Status.STALE, "7")
+    alone = check_page(md, PAGE, [table], [], [])
+    assert alone.results[0].status is Status.UNVERIFIED
+
+
+def test_a_literal_in_the_code_never_excuses_a_number_the_output_contradicts():
+    md = "The mean score is 50.00.\n"
+    (result,) = check_page(md, PAGE, [OutputText(1, 0, "mean score: 49.99\n")], ["TARGET = 50\n"], []).results
+    assert result.status is Status.UNVERIFIED and '49.99 in "mean score: 49.99"' in result.message
+    (typed,) = check_page(md, PAGE, [OutputText(1, 0, "rows: 6513\n")], ["TARGET = 50\n"], []).results
+    assert typed.status is Status.INPUT  # nothing contradicts it: still an input
+
+
+@pytest.mark.parametrize("prose, before, after", [
+    ("The test gives p < 0.001.", "p-value: 0.0004", "p-value: 0.0030"),
+    ("It covers at least 80% of cases.", "coverage: 0.83", "coverage: 0.78"),
+    ("It is more than 5 times as large.", "ratio: 6", "ratio: 4"),
+    ("The error is under 0.05.", "error: 0.031", "error: 0.052"),
+    ("The gap is ≤ 0.02.", "gap: 0.015", "gap: 0.025"),
+])
+def test_a_bound_is_verified_only_while_its_output_satisfies_it(prose, before, after):
+    first = check_page(prose + "\n", PAGE, [OutputText(1, 0, before + "\n")], [], [])
+    assert [r.status for r in first.results] == [Status.VERIFIED]
+    later = check_page(prose + "\n", PAGE, [OutputText(1, 0, after + "\n")], [], first.new_lock_entries)
+    assert [(r.status, r.new) for r in later.results] == [(Status.STALE, "")]
+    fresh = check_page(prose + "\n", PAGE, [OutputText(1, 0, after + "\n")], [], [])
+    assert [r.status for r in fresh.results] == [Status.UNVERIFIED]
+
+
+def test_a_multiplier_written_with_digits_is_checked():
+    first = check_page("It is flagged 3x as often.\n", PAGE, [OutputText(1, 0, "ratio: 3.02\n")], [], [])
+    assert [(r.text, r.status) for r in first.results] == [("3x", Status.VERIFIED)]
+    later = check_page("It is flagged 3x as often.\n", PAGE, [OutputText(1, 0, "ratio: 4.10\n")], [],
+                       first.new_lock_entries)
+    assert [(r.status, r.new) for r in later.results] == [(Status.STALE, "4x")]
+
+
+def test_a_lock_rebinds_to_its_labelled_line_wherever_it_moves():
+    first = check_page(ACCURACY_MD, PAGE, accuracy("0.75", "0.75"), [], [])
+    moved = [OutputText(0, 0, "header\n"), OutputText(3, 0, "test accuracy: 0.75\nnote 1\n"),
+             OutputText(4, 0, "train accuracy: 0.75\n")]
+    (result,) = check_page(ACCURACY_MD, PAGE, moved, [], first.new_lock_entries).results
+    assert (result.status, result.output_ref.anchor) == (Status.VERIFIED, "out-3-0-l0")

@@ -136,7 +136,7 @@ def test_exempt_and_input_numbers_stay_plain_and_unverified_ones_are_marked(hist
 
 def test_report_page_lists_the_counts_per_page(history):
     report = history["first build"]["report"]
-    row = re.search(r'<a href="quoted.html">Quoted Numbers</a>.*?</tr>', report, re.S).group(0)
+    row = re.search(r'<td><a href="quoted.html">Quoted Numbers</a>.*?</tr>', report, re.S).group(0)
     # verified (72%, -0.12, 0.6 and the inline value), stale, unverified (13), exempt (2016, 1999),
     # ambiguous, claims that hold, claims broken
     assert [int(n) for n in re.findall(r"<td>(\d+)</td>", row)[-7:]] == [4, 0, 1, 2, 0, 0, 0]

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -128,3 +129,62 @@ def test_after_fix_the_check_passes_whatever_the_new_value(style, new_value):
     outcome = fix_page(md, later)
     again = check_page(outcome.text, PAGE, later_outputs, [], outcome.lock_entries)
     assert [r.status for r in again.results] == [Status.VERIFIED], (md, outcome.text, str(new_value))
+
+
+# -- exact spans, CRLF and headings (issue 11, point 4) -----------------------------------
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "quotes"
+CRLF_PAGE = "explainers/crlf.md"
+BEFORE = "gap: 0.05\nmean x: 10.5\nspread x: 0.5\nsize: 1.5\n"
+AFTER = "gap: 0.07\nmean x: 10.5\nspread x: 0.7\nsize: 1.7\n"
+
+
+def source(path: str, raw: str) -> SourceFile:
+    return SourceFile(path, Path(path).stem, raw, parse_tokens(raw.replace("\r\n", "\n")))
+
+
+def stale_crlf_page(raw: str):
+    page = source(CRLF_PAGE, raw)
+    md = raw.replace("\r\n", "\n")
+    first = check_page(md, CRLF_PAGE, [OutputText(1, 0, BEFORE)], [], [], tokens=page.tokens)
+    assert {r.status for r in first.results} == {Status.VERIFIED}
+    return page, check_page(md, CRLF_PAGE, [OutputText(1, 0, AFTER)], [], first.new_lock_entries, tokens=page.tokens)
+
+
+def test_fix_golden_bytes_of_a_crlf_page_with_escapes_and_a_linked_heading():
+    raw = (FIXTURES / "crlf_page.md").read_bytes().decode("utf-8")
+    assert "\r\n" in raw and "\\*x\\*" in raw
+    page, later = stale_crlf_page(raw)
+    other = source("explainers/other.md", "Read [the gap](crlf.md#a-gap-of-005) first.\r\n")
+    outcome = fix_source(page, later, [other])
+    assert outcome.text.encode("utf-8") == (FIXTURES / "crlf_page_fixed.md").read_bytes()
+    assert outcome.others == {"explainers/other.md": "Read [the gap](crlf.md#a-gap-of-007) first.\r\n"}
+    assert [(r.line, r.text, r.new) for r in outcome.fixed] == [(6, "0.05", "0.07"), (8, "0.5", "0.7"),
+                                                                (8, "0.05", "0.07")]
+    (left,) = outcome.left
+    assert (left.text, left.line) == ("1.5", 9)
+    assert "its place in the source is not known exactly" in left.message
+
+
+def test_a_heading_whose_anchor_is_linked_in_a_way_fix_cannot_follow_is_refused():
+    raw = "## A gap of 0.05\n\nSee [the gap][g].\n\n[g]: #a-gap-of-005\n"
+    md_first = check_page(raw, CRLF_PAGE, [OutputText(1, 0, "gap: 0.05\n")], [], [])
+    later = check_page(raw, CRLF_PAGE, [OutputText(1, 0, "gap: 0.07\n")], [], md_first.new_lock_entries)
+    outcome = fix_source(source(CRLF_PAGE, raw), later)
+    assert outcome.text == raw and outcome.fixed == []
+    assert "anchor #a-gap-of-005" in outcome.left[0].message and "rewrite both by hand" in outcome.left[0].message
+
+
+def test_a_page_with_a_lone_carriage_return_is_left_whole():
+    raw = "Rate 0.5 here.\rNext line.\n"
+    later = checked_twice(raw.replace("\r", "\n"), "rate 0.5\n", "rate 0.7\n")
+    outcome = fix_source(source(PAGE, raw), later)
+    assert outcome.text == raw and "lone carriage return" in outcome.left[0].message
+
+
+def test_numbers_in_alt_text_and_captions_are_checked_and_fixed_in_place():
+    md = '![A gap of 0.05 between groups](fig.png)\n\n```python {caption="The gap, 0.05."}\nx = 1\n```\n'
+    later = checked_twice(md, "gap: 0.05\n", "gap: 0.07\n")
+    assert [(r.where, r.status) for r in later.results] == [("alt", Status.STALE), ("caption", Status.STALE)]
+    assert page_marks(later, include_problems=True) == {}  # an attribute cannot hold a mark
+    assert fix_page(md, later).text == md.replace("0.05", "0.07")

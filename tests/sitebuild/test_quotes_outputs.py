@@ -93,12 +93,21 @@ def entry(shape: str, block: int, output: int, line: int, index: int) -> LockEnt
 
 def test_resolve_finds_the_line_by_shape_before_position():
     index = OutputIndex([OutputText(0, 0, "b 2\na 1\n")])
-    assert index.resolve(entry("a #", 0, 0, 0, 0)).number.text == "1"
-    assert index.resolve(entry("gone #", 0, 0, 0, 0)).number.text == "2"  # position, second
-    assert index.resolve(entry("gone #", 4, 0, 0, 0)) is None
+    assert index.resolve(entry("a #", 0, 0, 0, 0))[0].number.text == "1"
+    found, how = index.resolve(entry("gone #", 0, 0, 0, 0))
+    assert (found.number.text, how) == ("2", "position")  # position, second
+    assert index.resolve(entry("gone #", 4, 0, 0, 0)) == (None, "")
 
 
 def test_resolve_prefers_the_recorded_position_among_lines_of_one_shape():
     index = OutputIndex([OutputText(0, 0, "# 1\n# 2\n".replace("#", "row"))])
-    assert index.resolve(entry("row #", 0, 0, 1, 0)).number.text == "2"
-    assert index.resolve(entry("row #", 3, 0, 0, 0)).number.text == "1"
+    assert index.resolve(entry("row #", 0, 0, 1, 0))[0].number.text == "2"
+    assert index.resolve(entry("row #", 3, 0, 0, 0))[0].number.text == "1"
+
+
+def test_resolve_finds_a_labelled_number_first_wherever_it_moved():
+    index = OutputIndex([OutputText(2, 0, "train accuracy: 0.75\n"), OutputText(5, 0, "note\ntest accuracy: 0.70\n")])
+    labelled = LockEntry(page="p.md", quote="0.75", context="#", occurrence=0, line=1, block=1, output=0,
+                         output_line=1, index=0, shape="test accuracy: #", value="0.75", label="test accuracy")
+    found, how = index.resolve(labelled)
+    assert (found.ref.anchor, how) == ("out-5-0-l1", "label")

@@ -52,3 +52,27 @@ def test_a_python_step_runs_with_the_interpreter_of_the_build():
 
     assert command_line("python -m tool --out 'a b'") == [sys.executable, "-m", "tool", "--out", "a b"]
     assert command_line("make results") == ["make", "results"]
+
+
+def test_an_asked_step_runs_only_when_named_and_its_check_runs_on_every_build(tmp_path):
+    step = write_step(tmp_path)
+    check = f"{sys.executable} -c \"import pathlib, sys; sys.exit(0 if pathlib.Path('out.txt').exists() else 4)\""
+    asked = Step(name="double", run=step.run, inputs=step.inputs, when="asked", check=check)
+    stamps = tmp_path / "steps.json"
+    with pytest.raises(SiteBuildError) as caught:
+        run_steps((asked,), tmp_path, stamps)
+    assert not (tmp_path / "out.txt").exists()
+    message = str(caught.value)
+    assert message.startswith("site.yaml step 'double': its check `") and "failed (status 4)" in message
+    assert "`python build.py --step double` runs it" in message
+    results = run_steps((asked,), tmp_path, stamps, asked=("double",))
+    assert [(r.ran, r.checked) for r in results] == [(True, True)] and (tmp_path / "out.txt").read_text() == "11"
+    assert [(r.ran, r.checked) for r in run_steps((asked,), tmp_path, stamps)] == [(False, True)]
+
+
+def test_a_failing_check_carries_the_checks_own_message(tmp_path):
+    check = f"{sys.executable} -c \"import sys; sys.exit('error: results/a.csv is stale: data changed')\""
+    step = Step(name="results", run=f"{sys.executable} -c pass", check=check)
+    with pytest.raises(SiteBuildError, match=r"(?s)check .* failed \(status 1\); the next build runs it again\. "
+                                             r"The check said:\nerror: results/a.csv is stale: data changed"):
+        run_steps((step,), tmp_path, tmp_path / "steps.json")
