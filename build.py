@@ -54,6 +54,8 @@ def _add_build_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--strict", action="store_true", help="warnings fail the build (default: off)")
     parser.add_argument("--timeout", type=float, default=None,
                         help="seconds per page, overriding front matter (default: site.yaml's timeout)")
+    parser.add_argument("--step", action="append", default=[], metavar="NAME", dest="steps",
+                        help="also run this site.yaml step marked `when: asked` (repeatable; default: none)")
     parser.add_argument("--root", default=None,
                         help="project root: site.yaml, the kernels' working folder, the base of relative "
                              "paths (default: the folder of build.py)")
@@ -106,7 +108,8 @@ def _config(args: argparse.Namespace, **extra):
     from sitebuild.config import make_config
 
     return make_config(args.root or ROOT, source=args.source, out=args.out, cache_dir=args.cache_dir, jobs=args.jobs,
-                       force=args.force, only=args.only, strict=args.strict, timeout=args.timeout, **extra)
+                       force=args.force, only=args.only, strict=args.strict, timeout=args.timeout,
+                       asked_steps=args.steps, **extra)
 
 
 def _say(line: str) -> None:

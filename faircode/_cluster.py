@@ -76,7 +76,7 @@ def run_on_cluster(tasks: list[tuple[WorkUnit, Predictions | None]], sources: di
                                    key=f"faircode-{stage}-{unit.audit}-{unit.model}-{unit.seed}-{unit.key[:12]}",
                                    retries=0)
             futures[future] = unit
-        for future in as_completed(futures):
+        for future in as_completed(list(futures), loop=client.loop):
             if future.status != "finished":
                 client.cancel(list(futures))
                 raise _unit_failure(futures[future], future)
@@ -88,7 +88,9 @@ def run_on_cluster(tasks: list[tuple[WorkUnit, Predictions | None]], sources: di
 
 
 def _unit_failure(unit: WorkUnit, future) -> BenchmarkError:
-    error = future.exception()
+    error = future.exception() if future.status == "error" else None
     if isinstance(error, BenchmarkError):
         return error
+    if error is None:
+        return BenchmarkError(f"work unit {unit.label} did not finish on the cluster (its task is {future.status})")
     return BenchmarkError(f"work unit {unit.label} failed on the cluster: {type(error).__name__}: {error}")

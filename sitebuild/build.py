@@ -245,8 +245,10 @@ def _locked_build(config: BuildConfig, check_only: bool, progress: Progress, ann
 def _run_site_steps(config: BuildConfig, progress: Progress) -> None:
     if config.run_steps and config.site.steps:
         from sitebuild.steps import run_steps
-        for step in run_steps(config.site.steps, config.root, config.cache_dir / "steps.json", config.force):
-            progress(f"  step {step.name}: {'ran' if step.ran else 'inputs unchanged'} ({step.seconds:.2f} s)")
+        for step in run_steps(config.site.steps, config.root, config.cache_dir / "steps.json", config.force,
+                              config.asked_steps):
+            progress(f"  step {step.name}: {'ran' if step.ran else 'not run'}{', checked' if step.checked else ''} "
+                     f"({step.seconds:.2f} s)")
 
 
 def _execute_and_check(config: BuildConfig, summary: BuildSummary, check_only: bool,
@@ -294,17 +296,31 @@ def run_check_fix(config: BuildConfig, *, progress: Progress = lambda line: None
 
 
 def _render_and_write(config: BuildConfig, pages: list, executed: dict, summary: BuildSummary, annotate) -> None:
+    """Render the site (each explainer whose inputs are unchanged is taken from the last
+    site, see :mod:`sitebuild.render_cache`) and swap it in; write the scripts."""
     from sitebuild.extract import script_path, script_text
+    from sitebuild.provenance import collect_provenance
     from sitebuild.quotes import page_marks
     from sitebuild.render import render_site
+    from sitebuild.render_cache import RenderCache, page_signature, site_signature
     from sitebuild.write import write_scripts, write_site
 
     built = [p for p in pages if p.slug in executed]
-    marks = {slug: page_marks(quotes, include_problems=not config.strict) for slug, quotes in summary.quotes.pages.items()}
+    marks = annotate(built, executed) if annotate else {
+        slug: page_marks(quotes, include_problems=not config.strict) for slug, quotes in summary.quotes.pages.items()}
+    provenance = collect_provenance(config.root, {p.slug: executed[p.slug].files_read for p in built},
+                                    {name for r in executed.values() for name in r.packages})
+    bibliography = (config.root / config.site.bibliography,) if getattr(config.site, "bibliography", "") else ()
+    shared = site_signature(built, config.site, config.templates, provenance.commit, bibliography)
+    renders = RenderCache(config.cache_dir, config.out)
+    reused = renders.reusable({p.slug: page_signature(p, executed.get(p.slug), marks.get(p.slug), shared)
+                               for p in built})
     site = render_site(built, executed, summary.rows, templates=config.templates, site_title=config.site.title,
-                       themes=config.site.themes, annotations=annotate(built, executed) if annotate else marks,
-                       data_theme=config.site.data_theme, site=config.site, root=config.root)
+                       themes=config.site.themes, annotations=marks, data_theme=config.site.data_theme,
+                       site=config.site, root=config.root, provenance=provenance, page_html=reused)
+    renders.refresh(site.files, reused)
     write_site(site, config.out, config.templates / "static")
+    renders.save()
     if config.write_scripts:
         write_scripts({script_path(p): script_text(p) for p in pages if p.code_blocks})
     summary.written = True

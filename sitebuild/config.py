@@ -15,13 +15,23 @@ DEFAULT_TIMEOUT = 600.0
 SITE_FILE = "site.yaml"
 
 
+STEP_WHEN = ("always", "asked")
+
+
 @dataclass(frozen=True)
 class Step:
-    """A command the site runs before its pages, skipped when its inputs are unchanged."""
+    """A command the site runs before its pages, skipped when its inputs are unchanged.
+
+    ``when`` is "always" (every build runs it) or "asked" (only ``--step NAME`` runs it);
+    ``check``, when given, is a command every build and check runs after the step (or in its
+    place, when the step is not run): a non-zero exit is an error carrying its output.
+    """
 
     name: str
     run: str
     inputs: tuple[str, ...] = ()
+    when: str = "always"
+    check: str = ""
 
 
 @dataclass(frozen=True)
@@ -68,6 +78,8 @@ class BuildConfig:
     timeout: float | None = None
     write_scripts: bool = True
     run_steps: bool = True
+    #: Steps named with ``--step``: run even when site.yaml says ``when: asked``.
+    asked_steps: tuple[str, ...] = ()
     site: SiteConfig = field(default_factory=SiteConfig)
 
     def rel(self, path: Path) -> str:
@@ -86,14 +98,17 @@ def _expect(condition: bool, where: str, expected: str, found: object) -> None:
 def _parse_step(index: int, raw: object, path: Path) -> Step:
     where = f"{path}: steps[{index}]"
     _expect(isinstance(raw, dict), where, "a mapping with 'name' and 'run'", raw)
-    unknown = set(raw) - {"name", "run", "inputs"}
-    _expect(not unknown, where, "only the fields name, run, inputs", sorted(unknown))
+    unknown = set(raw) - {"name", "run", "inputs", "when", "check"}
+    _expect(not unknown, where, "only the fields name, run, inputs, when, check", sorted(unknown))
     name, run, inputs = raw.get("name"), raw.get("run"), raw.get("inputs", [])
+    when, check = raw.get("when", "always"), raw.get("check", "")
+    _expect(when in STEP_WHEN, f"{where}.when", "always (every build) or asked (only --step NAME)", when)
+    _expect(isinstance(check, str), f"{where}.check", "a command as a string", check)
     _expect(isinstance(name, str) and name.strip() != "", f"{where}.name", "a non-empty string", name)
     _expect(isinstance(run, str) and run.strip() != "", f"{where}.run", "a command as a string", run)
     _expect(isinstance(inputs, list) and all(isinstance(i, str) for i in inputs),
             f"{where}.inputs", "a list of glob patterns", inputs)
-    return Step(name=name, run=run, inputs=tuple(inputs))
+    return Step(name=name, run=run, inputs=tuple(inputs), when=when, check=check.strip())
 
 
 def load_site_config(path: Path) -> SiteConfig:
@@ -150,7 +165,7 @@ def make_config(root: str | Path = ".", *, source: str | Path = "explainers", ou
                 cache_dir: str | Path | None = None, templates: str | Path = "templates",
                 jobs: int | None = None, force: bool = False, only: list[str] | tuple[str, ...] = (),
                 strict: bool = False, timeout: float | None = None, write_scripts: bool = True,
-                run_steps: bool = True) -> BuildConfig:
+                run_steps: bool = True, asked_steps: list[str] | tuple[str, ...] = ()) -> BuildConfig:
     """Validate the options of one build and return its :class:`BuildConfig`.
 
     Relative paths are taken from ``root`` (the repository root, the kernels' working
@@ -171,10 +186,14 @@ def make_config(root: str | Path = ".", *, source: str | Path = "explainers", ou
         raise ConfigError(f"--source {source_dir}: expected an existing folder of explainers (*.md)")
     if out_dir == root or out_dir in root.parents or out_dir == source_dir:
         raise ConfigError(f"--out {out_dir}: expected a folder of its own (it is replaced on every build)")
+    site = load_site_config(root / SITE_FILE)
+    names = [step.name for step in site.steps]
+    for name in asked_steps:
+        _expect(name in names, "--step", f"a step of {root / SITE_FILE} ({', '.join(names) or 'none'})", name)
     return BuildConfig(
         root=root, source=source_dir, out=out_dir,
         cache_dir=at_root(cache_dir) if cache_dir else root / ".cache" / "sitebuild",
         templates=at_root(templates), jobs=jobs, force=force, only=tuple(only), strict=strict,
-        timeout=timeout, write_scripts=write_scripts, run_steps=run_steps,
-        site=load_site_config(root / SITE_FILE),
+        timeout=timeout, write_scripts=write_scripts, run_steps=run_steps, asked_steps=tuple(asked_steps),
+        site=site,
     )
