@@ -73,6 +73,7 @@ class ExecutionCache:
         self.env = dict(env or {})
         self.site_inputs = tuple(site_inputs)
         self.engine = engine
+        self.memo: dict = {}
 
     def entry_path(self, key: str) -> Path:
         """Where the entry of ``key`` lives."""
@@ -98,7 +99,8 @@ class ExecutionCache:
             entry = self._entry(key)
             if entry is None:
                 return Lookup(None, "code changed" if page.rel_path in self.index else "new page")
-            stale = stale_reason(entry["deps"], self.hasher, self.env, self.inputs(page), self.engine)
+            stale = stale_reason(entry["deps"], self.hasher, self.env, self.inputs(page), self.engine,
+                                 self.memo)
             if stale:
                 return Lookup(None, stale)
             result = _decode(entry["result"])

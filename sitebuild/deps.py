@@ -136,9 +136,12 @@ def entry_deps(report: dict, hasher: FileHasher, inputs: list[str], engine: str)
             "inputs": {name: hasher.digest(name) for name in inputs}}
 
 
-def stale_reason(deps: dict, hasher: FileHasher, env: dict[str, str], inputs: list[str], engine: str) -> str:
+def stale_reason(deps: dict, hasher: FileHasher, env: dict[str, str], inputs: list[str], engine: str,
+                 memo: dict | None = None) -> str:
     """Why an entry with ``deps`` no longer holds ("" when it does), in a few words:
-    "engine changed", "`data.csv` changed", "numpy 2.3.1 -> 2.4.0", "env FOO changed"..."""
+    "engine changed", "`data.csv` changed", "numpy 2.3.1 -> 2.4.0", "env FOO changed"...
+    ``memo`` keeps folder digests and package states across the lookups of one build."""
+    memo = {} if memo is None else memo
     if deps.get("engine") != engine:
         return "engine changed"
     for name, digest in deps["files"].items():
@@ -151,13 +154,18 @@ def stale_reason(deps: dict, hasher: FileHasher, env: dict[str, str], inputs: li
         elif now != digest:
             return f"`{name}` {'was removed' if now is None else 'changed'}"
     for folder, digest in deps["listings"].items():
-        if listing_digest(hasher.root / folder) != digest:
+        if folder not in memo:
+            memo[folder] = listing_digest(hasher.root / folder)
+        if memo[folder] != digest:
             return f"the files in `{folder}` changed"
     for name, value in deps["env"].items():
         if env.get(name) != value:
             return f"env {name} changed"
     for name, info in deps["packages"].items():
-        if package_stamp(info["stamp"][0]) != info["stamp"]:
+        path = info["stamp"][0]
+        if ("package", path) not in memo:
+            memo["package", path] = package_stamp(path)
+        if memo["package", path] != info["stamp"]:
             new = installed_version(name)
             old = info.get("version")
             return f"{name} {old} -> {new}" if old and new and old != new else f"package {name} changed"

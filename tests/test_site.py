@@ -1,9 +1,16 @@
 """The real site: every explainer and audit page builds from the real audits, and every
-check (outputs, scripts in sync, links, quoted numbers) passes under --strict."""
+check (outputs, scripts in sync, links, quoted numbers) passes under --strict.
+
+The build runs in a copy of the repository (its tracked and untracked files, as a fresh
+clone would have them once committed), so the test never writes a file of the work
+tree; the copy's ``git status`` must be clean afterwards: the build reproduces its
+results, scripts and quote lock byte for byte."""
 
 from __future__ import annotations
 
+import hashlib
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -15,28 +22,72 @@ SEED_TOPICS = ("permutation-tests", "minimum-detectable-gap", "bootstrap-confide
                "seed-and-split-sensitivity")
 AUDIT_PREFIX = "audit-"
 SLUGS = sorted(p.stem for p in (ROOT / "explainers").glob("*.md"))
+#: What a build of the real site could write in the repository.
+WRITTEN_BY_A_BUILD = ("results", "explainers/code", "explainers/quotes.lock.json")
 
 pytestmark = pytest.mark.slow
 
 
-def run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "build.py", *args], cwd=ROOT, capture_output=True, text=True, timeout=1800)
+def git(root: Path, *args: str) -> str:
+    command = ["git", "-c", "user.name=test", "-c", "user.email=test@localhost", *args]
+    return subprocess.run(command, cwd=root, capture_output=True, text=True, check=True).stdout
+
+
+def copy_repository(target: Path) -> Path:
+    """Copy the files git knows or would add (not the ignored ones) and commit them."""
+    listed = git(ROOT, "ls-files", "-z", "--cached", "--others", "--exclude-standard").split("\0")
+    for name in filter(None, listed):
+        source = ROOT / name
+        if source.is_file():
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target / name)
+    git(target, "init", "-q")
+    git(target, "add", "-A")
+    git(target, "commit", "-q", "-m", "the work tree, as a fresh clone would have it")
+    return target
+
+
+def digests(root: Path) -> dict[str, str]:
+    """sha256 of every file a build could write, by path."""
+    found = {}
+    for name in WRITTEN_BY_A_BUILD:
+        path = root / name
+        for file in ([path] if path.is_file() else sorted(path.rglob("*")) if path.is_dir() else []):
+            if file.is_file():
+                found[file.relative_to(root).as_posix()] = hashlib.sha256(file.read_bytes()).hexdigest()
+    return found
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory) -> Path:
+def clone(tmp_path_factory) -> Path:
+    return copy_repository(tmp_path_factory.mktemp("clone"))
+
+
+def run(root: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "build.py", *args], cwd=root, capture_output=True, text=True,
+                          timeout=1800)
+
+
+@pytest.fixture(scope="module")
+def site(clone, tmp_path_factory) -> Path:
+    before = digests(ROOT)
     out = tmp_path_factory.mktemp("real") / "site"
-    done = run("build", "--strict", "--out", str(out))
+    done = run(clone, "build", "--strict", "--out", str(out))
     assert done.returncode == 0, f"the real site did not build:\n{done.stderr[-4000:]}"
+    assert digests(ROOT) == before, "building the copy wrote into the work tree"
     return out
+
+
+def test_the_build_leaves_git_status_clean(site, clone):
+    assert git(clone, "status", "--porcelain") == "", "the build changed tracked files (results, scripts or lock)"
 
 
 def html(site: Path, slug: str) -> str:
     return (site / f"{slug}.html").read_text()
 
 
-def test_check_passes_strictly_on_the_whole_site(site):
-    done = run("check", "--strict")
+def test_check_passes_strictly_on_the_whole_site(site, clone):
+    done = run(clone, "check", "--strict")
     assert done.returncode == 0, done.stderr[-4000:]
     total = re.search(r"^total\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)$", done.stdout, re.M)
     assert total, done.stdout

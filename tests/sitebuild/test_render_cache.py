@@ -1,0 +1,72 @@
+"""Only what changed is re-rendered: a prose edit renders its page alone, the other pages
+come from the last site with this build's provenance line; a title (which every page's
+navigation shows) or a template change renders them all."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import sitebuild.render
+from sitebuild.build import run_build
+from sitebuild.files import FINE_RACY_NS
+from sitebuild.config import make_config
+from site_helpers import TEMPLATES
+
+PAGE = "---\ntitle: {title}\nsummary: A page of the render cache tests.\n---\n\n{prose}\n"
+
+
+def write(root, slug, title, prose):
+    (root / "explainers").mkdir(parents=True, exist_ok=True)
+    (root / "explainers" / f"{slug}.md").write_text(PAGE.format(title=title, prose=prose), encoding="utf-8")
+
+
+def build_counting(root, monkeypatch, **options) -> list[str]:
+    """Build; return the slugs whose prose was rendered."""
+    rendered = []
+    real = sitebuild.render.prose_html
+
+    def counting(md, page, *args, **kwargs):
+        rendered.append(page.slug)
+        return real(md, page, *args, **kwargs)
+
+    monkeypatch.setattr(sitebuild.render, "prose_html", counting)
+    time.sleep(FINE_RACY_NS / 1e9)
+    summary = run_build(make_config(root, templates=options.pop("templates", TEMPLATES), jobs=1, **options))
+    assert summary.ok, [str(p) for p in summary.problems]
+    return sorted(rendered)
+
+
+def provenance(html: str) -> str:
+    return re.search(r"<!--provenance-->(.*?)<!--/provenance-->", html, re.S).group(1)
+
+
+def test_a_prose_edit_renders_only_its_page(tmp_path, monkeypatch):
+    root = tmp_path / "site-root"
+    for slug in ("one", "two", "three"):
+        write(root, slug, f"Page {slug.title()}", f"The prose of page {slug}.")
+    assert build_counting(root, monkeypatch) == ["one", "three", "two"]
+    write(root, "two", "Page Two", "The reworded prose of page two.")
+    assert build_counting(root, monkeypatch) == ["two"]
+    site = root / "site"
+    assert "reworded prose" in (site / "two.html").read_text()
+    index = (site / "index.html").read_text()
+    for slug in ("one", "three"):
+        assert provenance((site / f"{slug}.html").read_text()) == provenance(index)
+    write(root, "three", "Page Three, Renamed", "The prose of page three.")
+    assert build_counting(root, monkeypatch) == ["one", "three", "two"], "every page's navigation shows the title"
+
+
+def test_a_template_change_renders_every_page(tmp_path, monkeypatch):
+    import shutil
+
+    root = tmp_path / "site-root"
+    templates = tmp_path / "templates"
+    shutil.copytree(TEMPLATES, templates)
+    for slug in ("one", "two"):
+        write(root, slug, f"Page {slug.title()}", f"The prose of page {slug}.")
+    build_counting(root, monkeypatch, templates=templates)
+    explainer = templates / "explainer.html"
+    explainer.write_text(explainer.read_text().replace("{% block content %}", "{% block content %}<!-- edited -->", 1))
+    assert build_counting(root, monkeypatch, templates=templates) == ["one", "two"]
+    assert "<!-- edited -->" in (root / "site" / "one.html").read_text()
