@@ -303,11 +303,13 @@ def render_site(pages: list[Page], executed: dict[str, ExecutedPage], report: li
                 templates: Path, site_title: str = "", themes: tuple[str, ...] = (),
                 annotations: dict[str, PageMarks] | None = None, data_theme: str = "",
                 site: SiteConfig | None = None, root: Path | None = None,
-                provenance: Provenance | None = None) -> RenderedSite:
+                provenance: Provenance | None = None, page_html: dict[str, bytes] | None = None) -> RenderedSite:
     """Render the whole site into memory; raises nothing for a page without an execution.
     ``annotations`` holds the number marks of each page, by slug. ``site`` (site.yaml)
     gives the title, themes, links and footer; ``root`` (the repository) the commit,
-    versions and data digests shown on the pages (``provenance``, if given, instead)."""
+    versions and data digests shown on the pages (``provenance``, if given, instead).
+    ``page_html`` holds pages already rendered (slug -> HTML, see
+    :mod:`sitebuild.render_cache`): they are used as they are."""
     site = site or SiteConfig(title=site_title or SiteConfig.title, themes=themes, data_theme=data_theme)
     themes, data_theme = site.themes or themes, site.data_theme or data_theme
     env = make_environment(templates)
@@ -327,8 +329,11 @@ def render_site(pages: list[Page], executed: dict[str, ExecutedPage], report: li
         context = _page_context(page, by_slug, ordered[i - 1] if i > 0 else None, ordered[i + 1] if i + 1 < len(ordered) else None)
         context.update(data_links=data_links(page, by_key), theme_id=theme_slug(page.front.theme),
                        links=page_links(page, site, provenance), current=page.slug)
-        context["body"] = Markup(prose_html(md, page, result, (annotations or {}).get(page.slug, {}), bibliography))
-        rendered.files[f"{page.slug}.html"] = explainer.render(root="", **{**common, **context}).encode()
+        if page_html and page.slug in page_html:
+            rendered.files[f"{page.slug}.html"] = page_html[page.slug]
+        else:
+            context["body"] = Markup(prose_html(md, page, result, (annotations or {}).get(page.slug, {}), bibliography))
+            rendered.files[f"{page.slug}.html"] = explainer.render(root="", **{**common, **context}).encode()
         rendered.files[f"code/{page.slug}.py"] = script_text(page).encode()
         rendered.files[f"code/{page.slug}.ipynb"] = notebook_json(page, result).encode()
         rendered.files[f"source/{page.slug}.md"] = page.text.encode()
