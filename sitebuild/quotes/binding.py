@@ -50,6 +50,7 @@ NEAR_WEIGHT = 3
 NEAR_BEFORE, NEAR_AFTER = 4, 3
 CLAUSE_BREAK = re.compile(r"[,;:()\[\]—–]|\s-\s|[0-9]")
 LISTED_CANDIDATES = 4
+COMPARABLE_RATIO = 2
 SHOWN_LINE = 70
 
 
@@ -103,19 +104,28 @@ def check_page(
 
 @dataclass(frozen=True)
 class SentenceWords:
-    """The words of a prose number's sentence: all of them, and those next to it (in its
-    clause, a few on either side)."""
+    """The words of a prose number's sentence: all of them, those next to it (in its
+    clause, a few on either side), and the words of its clause before and after it, in
+    order."""
 
     near: frozenset[str]
     all: frozenset[str]
+    before: tuple[str, ...] = ()
+    after: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, item: ProseNumber) -> "SentenceWords":
         """The words around ``item``."""
-        before = CLAUSE_BREAK.split(item.before)[-1] if item.before else ""
-        after = CLAUSE_BREAK.split(item.after)[0] if item.after else ""
-        near = word_list(before)[-NEAR_BEFORE:] + word_list(after)[:NEAR_AFTER]
-        return cls(frozenset(near), frozenset(word_list(item.before + " " + item.after)))
+        before = word_list(CLAUSE_BREAK.split(item.before)[-1] if item.before else "")
+        after = word_list(CLAUSE_BREAK.split(item.after)[0] if item.after else "")
+        near = before[-NEAR_BEFORE:] + after[:NEAR_AFTER]
+        return cls(frozenset(near), frozenset(word_list(item.before + " " + item.after)), tuple(before), tuple(after))
+
+    def names(self, label: frozenset[str]) -> bool:
+        """True when ``label`` is the words right before the number ("the test accuracy
+        is 0.75") or right after it ("5 significant gaps"), stop words aside."""
+        size = len(label)
+        return bool(label) and (set(self.before[-size:]) == label or set(self.after[:size]) == label)
 
     def score(self, candidate: OutputNumber) -> int:
         """How well ``candidate``'s label and line match the sentence."""
@@ -162,11 +172,11 @@ class OutputIndex:
         return None, ""
 
     def label_match(self, prose: Number, words: SentenceWords) -> tuple[OutputNumber, int] | None:
-        """The comparable output number the sentence names: every word of its label stands
+        """The comparable output number the sentence names: its label is the words right
         next to the prose number ("The test accuracy is 0.75" names ``test accuracy:
         0.70``), with its score, when one such number stands out."""
         scored = [(words.score(o), o) for o in self.numbers if _comparable(prose, o.number)
-                  and o.label_words and o.label_words <= words.near]
+                  and words.names(o.label_words)]
         if not scored:
             return None
         best = max(score for score, _ in scored)
@@ -194,8 +204,16 @@ def _preferred(candidates: list[OutputNumber], entry: LockEntry, recorded: Outpu
 
 
 def _comparable(prose: Number, output: Number) -> bool:
-    """A count is compared with counts, a measure with measures."""
-    return _is_count(prose) == _is_count(output)
+    """A count is compared with counts, a measure with measures, of the same sign and
+    within a factor of :data:`COMPARABLE_RATIO` (a sentence that names an output it
+    misquotes is off by a little, not by an order of magnitude)."""
+    if _is_count(prose) != _is_count(output):
+        return False
+    quoted, shown = as_fraction(prose), as_fraction(output)
+    if quoted == 0 or shown == 0:
+        return quoted == shown == 0
+    ratio = shown / quoted
+    return 1 / COMPARABLE_RATIO <= ratio <= COMPARABLE_RATIO
 
 
 def _is_count(number: Number) -> bool:
@@ -319,18 +337,20 @@ def _describe(output: OutputNumber) -> str:
 def _check_binding(base: QuoteResult, item: ProseNumber, occurrence: int, entry: LockEntry,
                    outputs: OutputIndex) -> QuoteResult:
     target, found_by = outputs.resolve(entry)
-    if target is None or (found_by == "position" and not matches_output(item.number, target.number)):
+    if target is not None and matches_output(item.number, target.number):
+        return _verified(base, item, occurrence, target)
+    if found_by != "label":  # bound by shape or position only (a lock of version 1): look again
         words = SentenceWords.of(item)
-        rebound = _bind_new(base, item, occurrence, words, outputs.backing(item.number))
-        if rebound.status is Status.VERIFIED:  # its output line is gone, but another one backs it
-            return rebound
+        backing = outputs.backing(item.number)
+        if _contradiction(item, words, backing, outputs) is None:
+            rebound = _bind_new(base, item, occurrence, words, backing)
+            if rebound.status is Status.VERIFIED:
+                return rebound
     if target is None:
         where = f"block {entry.block}, output {entry.output}, line {entry.output_line}"
         message = (f"the output line it was verified against ({where}: {entry.shape!r}) is gone; "
                    "print the value again or mark the number [...]{.nocheck}")
         return replace(base, status=Status.STALE, old=entry.value, message=message, entry=entry)
-    if matches_output(item.number, target.number):
-        return _verified(base, item, occurrence, target)
     new = rewritten_value(item.number, target.number)
     fixed = _entry_for(base.path, item, occurrence, target, quote=new) if new else None
     if item.number.comparator and not target.number.comparator:

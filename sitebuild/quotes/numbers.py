@@ -359,12 +359,13 @@ def _exponent_like(old_text: str, exponent: int) -> str:
     return old_text[: match.start()] + sign + digits
 
 
-#: Words that make a prose number a bound, as the comparison they state.
+#: Words that make a prose number a bound, as the comparison they state ("over" is not
+#: one: "over 200 seeds" means across them).
 WORD_COMPARATORS = {
     "at least": ">=", "no less than": ">=", "no fewer than": ">=", "or more": ">=",
     "at most": "<=", "no more than": "<=", "up to": "<=", "or less": "<=", "or fewer": "<=",
-    "more than": ">", "greater than": ">", "larger than": ">", "higher than": ">", "over": ">",
-    "above": ">", "exceeds": ">", "exceed": ">", "beyond": ">",
+    "more than": ">", "greater than": ">", "larger than": ">", "higher than": ">",
+    "above": ">", "exceeds": ">", "exceed": ">",
     "less than": "<", "fewer than": "<", "smaller than": "<", "lower than": "<", "under": "<",
     "below": "<",
 }
