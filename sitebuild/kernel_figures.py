@@ -22,9 +22,12 @@ def _sb_mirror(colour):
 
 def _sb_svg(figure, transparent=False):
     import io
+    import matplotlib
     buffer = io.StringIO()
-    figure.savefig(buffer, format="svg", bbox_inches="tight", transparent=transparent,
-                   metadata={"Date": None, "Creator": None})
+    # A fixed salt: the SVG's element ids are the same on every build of the same figure.
+    with matplotlib.rc_context({"svg.hashsalt": "sitebuild"}):
+        figure.savefig(buffer, format="svg", bbox_inches="tight", transparent=transparent,
+                       metadata={"Date": None, "Creator": None})
     return buffer.getvalue()
 
 

@@ -30,7 +30,7 @@ def test_explainer_shows_code_outputs_table_and_figure(page, site_url):
     expect(page.locator("article.explainer h1")).to_have_text("Reading Scores by Group")
     expect(page.locator("#out-1-0")).to_contain_text("south: 6.00")
     table = page.locator(".output-html table")
-    expect(table.locator("tbody td")).to_have_text(["4.0", "6.0"])
+    expect(table.locator("tbody td")).to_have_text(["8", "18"])
     expect(table.locator("thead th").first.locator(".visually-hidden")).to_have_text("Row label")
     figure = page.locator("figure.output-figure img.figure-light")
     expect(figure).to_have_attribute("alt", "Mean score of each group")
@@ -167,18 +167,37 @@ def test_the_watch_catches_foreign_requests_and_console_errors(open_context, sit
     watch.console_errors.clear()
 
 
-def test_a_verified_number_links_to_its_output_line(page, site_url):
+def test_a_verified_number_opens_its_note_then_its_output_line_and_leads_back(page, site_url):
+    # A click (or tap) opens the note first; its "Show the output line" follows the mark's link.
     page.set_viewport_size({"width": 1280, "height": 600})
     page.goto(site_url + EXPLAINER)
     number = page.locator("a.q-verified", has_text="6.00")
     expect(number).to_have_attribute("href", "#out-1-0-l1")
-    expect(number).to_have_attribute("title", re.compile("south: 6.00"))
+    expect(number).to_have_attribute("data-note", re.compile("south: 6.00"))
     page.locator("#a-long-listing").scroll_into_view_if_needed()
     number.click()
+    popover = page.locator("#note-popover")
+    expect(popover).to_be_visible()
+    expect(popover.locator("code")).to_have_text(re.compile("south: 6.00"))
+    popover.get_by_role("link", name="Show the output line").click()
     expect(page).to_have_url(re.compile(r"#out-1-0-l1$"))
     line = page.locator("#out-1-0-l1")
     expect(line).to_have_text("south: 6.00")
     expect(line).to_be_in_viewport()
+    expect(popover).to_be_hidden()
+    back = page.get_by_role("link", name=re.compile("Back to the sentence"))
+    back.click()
+    expect(page).to_have_url(re.compile("#" + re.escape(number.get_attribute("id")) + "$"))
+    expect(number).to_be_in_viewport()
+
+
+def test_without_scripts_a_verified_number_is_a_plain_link_to_its_output_line(open_context, site_url):
+    context, _ = open_context(viewport={"width": 1280, "height": 600}, java_script_enabled=False)
+    page = context.new_page()
+    page.goto(site_url + EXPLAINER)
+    page.locator("a.q-verified", has_text="6.00").click()
+    expect(page).to_have_url(re.compile(r"#out-1-0-l1$"))
+    expect(page.locator("#out-1-0-l1")).to_be_in_viewport()
 
 
 def test_keyboard_reaches_the_skip_link_and_the_copy_button(open_context, site_url):
