@@ -8,7 +8,7 @@ from sitebuild.execute import ExecutedPage, InlineValue, PageError
 from sitebuild.quotes.lock import LockEntry, load_lock, save_lock
 from sitebuild.outputs import Output
 from sitebuild.quotes import Status
-from sitebuild.quotes.stage import check_quotes, save_quote_lock
+from sitebuild.quotes.stage import check_quotes, fix_quotes, save_quote_lock
 from sitebuild.read import read_page
 
 PAGE = """---
@@ -86,3 +86,24 @@ def test_the_lock_is_written_readable_by_everyone(tmp_path):
     run = check_quotes(tmp_path / "explainers", [page], {"p": ran()})
     save_quote_lock(run)
     assert run.lock_path.stat().st_mode & 0o777 == 0o644
+
+
+def test_fix_quotes_rewrites_a_crlf_page_and_the_pages_linking_to_its_heading_byte_for_byte(tmp_path):
+    crlf = ("---\r\ntitle: P\r\nsummary: S.\r\n---\r\n\r\n## Rate 0.25\r\n\r\nThe rate is 0.25.\r\n"
+            "Back to [the rate](#rate-025).\r\n")
+    linking = "---\ntitle: Q\nsummary: S.\n---\n\nSee [the rate](p.md#rate-025).\n"
+    source = tmp_path / "explainers"
+    source.mkdir()
+    (source / "p.md").write_bytes(crlf.encode())
+    (source / "q.md").write_bytes(linking.encode())
+    pages = [read_page(source / "p.md", tmp_path), read_page(source / "q.md", tmp_path)]
+    first = check_quotes(source, pages, {"p": ran(), "q": ExecutedPage(slug="q")})
+    save_quote_lock(first)
+    later_run = ExecutedPage(slug="p", blocks={1: [Output("stream", "rate 0.5\n", ["rate 0.5"])]},
+                             inline=[InlineValue(0, "2.5")])
+    later = check_quotes(source, pages, {"p": later_run, "q": ExecutedPage(slug="q")})
+    (fix,) = fix_quotes(later)
+    assert [r.text for r in fix.fixed] == ["0.25", "0.25"] and fix.left == []
+    assert (source / "p.md").read_bytes() == crlf.replace("0.25", "0.50").replace("rate-025", "rate-050").encode()
+    assert (source / "q.md").read_bytes() == linking.replace("rate-025", "rate-050").encode()
+    assert [e.quote for e in load_lock(source / "quotes.lock.json")] == ["0.50", "0.50"]
