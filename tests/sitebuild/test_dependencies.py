@@ -189,3 +189,33 @@ def test_an_engine_edit_reruns_every_page(tmp_path, monkeypatch):
     setup.write_text(setup.read_text() + "\n# an edit to the kernel-side code\n")
     again = build(root)
     assert row(again, "engine").status == "executed" and row(again, "engine").reason == "engine changed"
+
+
+def test_a_sqlite_database_and_a_namespace_package_outside_the_repository(tmp_path):
+    import sqlite3
+
+    root, outside = tmp_path / "repo", tmp_path / "elsewhere"
+    (outside / "nspkg").mkdir(parents=True)  # no __init__.py: a namespace package
+    (outside / "nspkg" / "tool.py").write_text("WORD = 'first'\n")
+    database = outside / "facts.db"
+    with sqlite3.connect(database) as connection:
+        connection.execute("create table facts (n integer)")
+        connection.execute("insert into facts values (7)")
+    write_page(root, "stores", f"""
+        import sqlite3, sys
+        sys.path.insert(0, {str(outside)!r})
+        from nspkg import tool
+        with sqlite3.connect({str(database)!r}) as connection:
+            (n,) = connection.execute("select sum(n) from facts").fetchone()
+        print("facts", n, tool.WORD)
+    """)
+    build(root)
+    assert build(root).up_to_date
+    with sqlite3.connect(database) as connection:
+        connection.execute("insert into facts values (5)")
+    again = build(root)
+    assert row(again, "stores").reason == f"`{database}` changed" and "facts 12 first" in output(root, "stores")
+    (outside / "nspkg" / "tool.py").write_text("WORD = 'second'\n")
+    assert row(build(root), "stores").reason == f"`{outside / 'nspkg' / 'tool.py'}` changed"
+    (outside / "nspkg" / "extra.py").write_text("")
+    assert row(build(root), "stores").reason == f"the files in `{outside / 'nspkg'}` changed"

@@ -84,3 +84,27 @@ def test_warnings_fail_only_under_strict(failed):
     assert any(p.message == warning and p.severity == "warning" for p in relaxed.problems)
     assert warning not in [p.message for p in relaxed.errors]
     assert not strict.ok and warning in [p.message for p in strict.errors]
+
+
+def test_a_kernel_that_lost_a_port_race_is_started_again(monkeypatch):
+    """Two kernels starting at once can be handed the same free port; the one that loses
+    dies before its first cell. That page is run again in a new kernel, not failed."""
+    import sitebuild.execute as execute
+    from sitebuild.execute import ExecutedPage, ExecutionJob, PageError
+
+    lost = ExecutedPage(slug="p", status="failed", error=PageError(
+        "kernel", "the kernel failed: RuntimeError: Kernel died before replying to kernel_info",
+        traceback="zmq.error.ZMQError: Address already in use (addr='tcp://127.0.0.1:52011')"))
+    attempts = []
+
+    def once(job, kernel):
+        attempts.append(kernel)
+        return lost if len(attempts) == 1 else ExecutedPage(slug="p")
+
+    monkeypatch.setattr(execute, "_execute_once", once)
+    job = ExecutionJob(slug="p", rel_path="p.md", root=".", notebook=None, timeout=10)
+    assert execute.execute_page(job).error is None and len(attempts) == 2
+    other = ExecutedPage(slug="p", status="failed", error=PageError("kernel", "the kernel could not start: no such kernel"))
+    monkeypatch.setattr(execute, "_execute_once", lambda job, kernel: attempts.append(kernel) or other)
+    attempts.clear()
+    assert execute.execute_page(job) is other and len(attempts) == 1, "other kernel failures are not retried"

@@ -53,9 +53,11 @@ def test_build_refuses_a_folder_it_did_not_make(tmp_path):
         done = cli(root, "build", "--out", str(out), "--cache-dir", str(tmp_path / "cache"))
         assert done.returncode == 2, done.stderr
         assert f"--out {out}" in done.stderr and "nothing was changed" in done.stderr
+    done = cli(root, "build", "--out", str(tmp_path / "out"), "--cache-dir", str(mine))
+    assert done.returncode == 2 and f"--cache-dir {mine}" in done.stderr, done.stderr
     assert snapshot(mine) == {"notes.txt": b"keep me"}
     assert snapshot(root / "templates") == templates
-    assert not (tmp_path / "cache").exists()
+    assert not (tmp_path / "cache").exists() and not (tmp_path / "out").exists()
 
 
 def test_clean_removes_only_what_the_build_made(tmp_path):
