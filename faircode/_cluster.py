@@ -78,8 +78,9 @@ def run_on_cluster(tasks: list[tuple[WorkUnit, Predictions | None]], sources: di
             futures[future] = unit
         for future in as_completed(list(futures), loop=client.loop):
             if future.status != "finished":
+                failure = _unit_failure(futures[future], future)
                 client.cancel(list(futures))
-                raise _unit_failure(futures[future], future)
+                raise failure
             yield future.result()
     finally:
         client.close()
