@@ -88,9 +88,13 @@ SUMMARY = re.compile(r"(\d+) pages: (\d+) executed, (\d+) cached, (\d+) failed")
 
 
 def make_project(base: Path) -> Path:
-    """A temporary project root: the repository's templates, no site.yaml, no steps."""
+    """A temporary project root: a snapshot of the engine (``engine/``: build.py and
+    sitebuild/ as they are now, so edits made while the benchmark runs do not reach it)
+    and of the templates, no site.yaml, no steps."""
     base.mkdir(parents=True, exist_ok=True)
     shutil.copytree(ROOT / "templates", base / "templates")
+    shutil.copytree(ROOT / "sitebuild", base / "engine" / "sitebuild", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy2(ROOT / "build.py", base / "engine" / "build.py")
     return base
 
 
@@ -117,10 +121,12 @@ def interpreter_start() -> float:
 
 def build(project: Path, source: str, out: str, cache: str, jobs: int) -> tuple[float, str]:
     """Run ``python build.py`` once; return its wall time and its closing line."""
-    command = [sys.executable, str(ROOT / "build.py"), "build", "--root", str(project), "--source", source,
+    engine = project / "engine"
+    command = [sys.executable, str(engine / "build.py"), "build", "--root", str(project), "--source", source,
                "--out", out, "--cache-dir", cache, "--jobs", str(jobs)]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(engine), os.environ.get("PYTHONPATH")])))
     started = time.perf_counter()
-    done = subprocess.run(command, cwd=project, capture_output=True, text=True)
+    done = subprocess.run(command, cwd=project, capture_output=True, text=True, env=env)
     seconds = time.perf_counter() - started
     if done.returncode != 0:
         sys.exit(f"build failed:\n{done.stderr[-6000:]}")

@@ -298,6 +298,9 @@ def run_check_fix(config: BuildConfig, *, progress: Progress = lambda line: None
 def _render_and_write(config: BuildConfig, pages: list, executed: dict, summary: BuildSummary, annotate) -> None:
     """Render the site (each explainer whose inputs are unchanged is taken from the last
     site, see :mod:`sitebuild.render_cache`) and swap it in; write the scripts."""
+    from dataclasses import replace
+
+    from sitebuild.deps import package_versions
     from sitebuild.extract import script_path, script_text
     from sitebuild.provenance import collect_provenance
     from sitebuild.quotes import page_marks
@@ -308,8 +311,9 @@ def _render_and_write(config: BuildConfig, pages: list, executed: dict, summary:
     built = [p for p in pages if p.slug in executed]
     marks = annotate(built, executed) if annotate else {
         slug: page_marks(quotes, include_problems=not config.strict) for slug, quotes in summary.quotes.pages.items()}
-    provenance = collect_provenance(config.root, {p.slug: executed[p.slug].files_read for p in built},
-                                    {name for r in executed.values() for name in r.packages})
+    modules = {name for r in executed.values() for name in r.packages}
+    provenance = replace(collect_provenance(config.root, {p.slug: executed[p.slug].files_read for p in built}, set()),
+                         packages=package_versions(modules, config.cache_dir / "package-versions.json"))
     bibliography = (config.root / config.site.bibliography,) if getattr(config.site, "bibliography", "") else ()
     shared = site_signature(built, config.site, config.templates, provenance.commit, bibliography)
     renders = RenderCache(config.cache_dir, config.out)

@@ -13,9 +13,10 @@ from __future__ import annotations
 import glob
 import hashlib
 import os
+import sys
 from pathlib import Path
 
-from sitebuild.files import file_state, is_racy, listing_digest, package_stamp
+from sitebuild.files import file_state, is_racy, listing_digest, package_stamp, write_text_atomic
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 #: The engine's files that shape an execution: a change to any of them re-runs every page.
@@ -89,6 +90,49 @@ def installed_version(name: str) -> str | None:
         return version(name)
     except (PackageNotFoundError, ValueError):
         return None
+
+
+def _site_dirs_state() -> list:
+    """The folders packages are installed in, with their modification times (installing
+    or removing a distribution adds or removes a folder in one of them)."""
+    state = []
+    for folder in sorted(set(sys.path)):
+        try:
+            state.append([folder, os.stat(folder).st_mtime_ns])
+        except OSError:
+            continue
+    return state
+
+
+def package_versions(modules: set[str], memo_path: Path) -> tuple[tuple[str, str], ...]:
+    """(distribution, version) of the installed distributions that provide ``modules``
+    (top-level import names). Scanning every installed distribution takes most of a
+    second, so the table is kept in ``memo_path`` while the install folders are unchanged."""
+    import json
+
+    from importlib import metadata
+
+    state = _site_dirs_state()
+    try:
+        memo = json.loads(memo_path.read_text(encoding="utf-8"))
+        table = memo["table"] if memo.get("state") == state else None
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        table = None
+    if table is None:
+        table = {}
+        versions: dict[str, str | None] = {}
+        for module, dists in metadata.packages_distributions().items():
+            for dist in dists:
+                if dist not in versions:
+                    try:
+                        versions[dist] = metadata.version(dist)
+                    except metadata.PackageNotFoundError:
+                        versions[dist] = None
+                if versions[dist] is not None:
+                    table.setdefault(module, []).append([dist, versions[dist]])
+        write_text_atomic(memo_path, json.dumps({"state": state, "table": table}, sort_keys=True))
+    found = {dist: version for module in modules for dist, version in table.get(module, [])}
+    return tuple(sorted(found.items(), key=lambda item: item[0].lower()))
 
 
 def expand_inputs(patterns: tuple[str, ...], root: Path) -> list[str]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import os
 import signal
+import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -294,6 +295,8 @@ def execute_page(job: ExecutionJob, kernel: Kernel | None = None) -> ExecutedPag
         result = _execute_once(job, kernel)
         if not _port_collision(result):
             break
+        print(f"  the kernel of {job.slug} could not bind its ports (another kernel took one); starting another",
+              file=sys.stderr, flush=True)
         kernel = None
     return result
 

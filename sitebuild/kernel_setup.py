@@ -354,11 +354,12 @@ def _sb_file_report():
     """Each file's state as first read, and whether it moved before the end of the page."""
     files = {}
     for key, (stat, digest) in list(_SB_FILES.items()):
+        path = _sb_os.path.join(_SB_ROOT, key)  # the page may have changed its working folder
         if stat is None:
-            files[key] = {"stat": None, "sha256": None, "changed": _sb_os.path.exists(key)}
+            files[key] = {"stat": None, "sha256": None, "changed": _sb_os.path.exists(path)}
             continue
         try:
-            now = _sb_stat(key)
+            now = _sb_stat(path)
         except OSError:
             now = None
         files[key] = {"stat": stat[:5], "sha256": digest, "changed": now != stat}

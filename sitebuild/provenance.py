@@ -57,6 +57,8 @@ def _git(root: Path, *args: str) -> str:
 def package_versions(modules: set[str]) -> tuple[tuple[str, str], ...]:
     """(distribution, version) of the installed distributions that provide ``modules``
     (top-level import names, such as ``sklearn`` -> ``scikit-learn``)."""
+    if not modules:
+        return ()
     by_module = metadata.packages_distributions()
     found = {}
     for module in modules:
