@@ -15,8 +15,9 @@ Settings, measured on that audit with one thread:
   split) for training sets over 10,000 rows: 5.7 s of CPU a fit, test AUC 0.920 against
   0.921 for 100 rounds at rate 0.1 on 255 bins (10.9 s).
 
-The random forest is single-threaded (n_jobs=1); inside the grid joblib also limits boosting
-to one thread a worker, since the grid runs in parallel across work units instead.
+The random forest is single-threaded (n_jobs=1); inside the grid every fit runs with BLAS and
+OpenMP limited to one thread (see :mod:`faircode._fit`), since the grid runs in parallel
+across work units instead, and so that a result does not depend on a worker's core count.
 """
 
 from __future__ import annotations
