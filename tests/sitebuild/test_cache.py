@@ -125,3 +125,22 @@ def test_file_hasher_reuses_hashes_of_unchanged_files(tmp_path):
     assert remembered.digest("a.txt") == real
     assert not remembered.changed, "a file changed a moment ago is not remembered"
     assert remembered.digest("missing.txt") is None
+
+
+def test_a_package_upgrade_is_named_with_both_versions(tmp_path):
+    import json
+
+    import numpy
+
+    (tmp_path / "data.txt").write_text("one")
+    page = make_page(tmp_path)
+    executed = result(tmp_path)
+    executed.deps["packages"] = {"numpy": {"path": numpy.__file__, "version": "0.0.1"}}
+    cache = open_cache(tmp_path)
+    cache.store(page, executed)
+    assert open_cache(tmp_path).lookup(page).page is not None
+    entry_path = cache.entry_path(page_key(page))
+    entry = json.loads(entry_path.read_text())
+    entry["deps"]["packages"]["numpy"]["stamp"][1] += 1  # as if numpy's files had been replaced
+    entry_path.write_text(json.dumps(entry))
+    assert open_cache(tmp_path).lookup(page).reason == f"numpy 0.0.1 -> {numpy.__version__}"
