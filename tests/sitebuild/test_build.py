@@ -59,10 +59,12 @@ def test_outputs_tables_and_figures_reach_the_html(built):
     html = (root / "site" / "outputs.html").read_text()
     assert '<span class="line" id="out-1-0-l0">mean 2.5</span>' in html
     assert "<td>0.25</td>" in html and "<th>group</th>" in html
-    figure = re.search(r'<img src="figures/(outputs-3-\d+\.png)" alt="A rising line"', html)
+    figure = re.search(r'<img class="figure-light" src="figures/(outputs-3-\d+)\.svg" alt="A rising line"', html)
     assert figure, "the figure of block 3 is not on the page"
-    assert (root / "site" / "figures" / figure.group(1)).read_bytes().startswith(b"\x89PNG")
-    assert "<figcaption>A rising line</figcaption>" in html
+    assert f'<img class="figure-dark" src="figures/{figure.group(1)}-dark.svg" alt="A rising line"' in html
+    for name in (f"{figure.group(1)}.svg", f"{figure.group(1)}-dark.svg"):
+        assert b"<svg" in (root / "site" / "figures" / name).read_bytes()[:2000]
+    assert '<figcaption><span class="figure-number">Figure 1.</span> A rising line</figcaption>' in html
     assert '<span class="inline-value">2.50</span>' in html
     assert "module-page.html" in html and "module-page.md" not in html
 
@@ -97,6 +99,9 @@ def test_rendered_page_matches_the_golden_file(built):
     normalised = re.sub(r'(<div class="highlight"><pre><code>)(.*?)(</code>)',
                         lambda m: m.group(1) + escape(unescape(re.sub(r"<[^>]+>", "", m.group(2))), quote=False) + m.group(3),
                         html, flags=re.S)
+    # The provenance line (build time, commit, versions) changes on every build.
+    normalised = re.sub(r"<!--provenance-->.*?<!--/provenance-->", "<!--provenance--><!--/provenance-->", normalised,
+                        flags=re.S)
     if os.environ.get("UPDATE_GOLDEN"):
         GOLDEN.write_text(normalised)
     assert normalised == GOLDEN.read_text()
