@@ -227,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
         _say(f"error: {error}")
         return 2 if isinstance(error, ConfigError) else 1
     except KeyboardInterrupt:
-        from sitebuild.execute import kill_live_kernels
+        from sitebuild.kernels import kill_live_kernels
 
         kill_live_kernels()
         _say("interrupted; the last good site was kept")

@@ -100,7 +100,7 @@ def _status_line(result, slug: str) -> str:
 def _open_cache(config: BuildConfig):
     from sitebuild.cache import ExecutionCache
     from sitebuild.deps import code_digest
-    from sitebuild.execute import kernel_environment
+    from sitebuild.kernels import kernel_environment
 
     return ExecutionCache(config.cache_dir, config.root, env=kernel_environment(str(config.root)),
                           site_inputs=config.site.inputs, engine=code_digest())
@@ -214,7 +214,7 @@ def run_build(config: BuildConfig, *, check_only: bool = False, progress: Progre
 
 
 def _kernel_env(config: BuildConfig) -> dict:
-    from sitebuild.execute import kernel_environment
+    from sitebuild.kernels import kernel_environment
 
     return kernel_environment(str(config.root))
 

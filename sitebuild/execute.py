@@ -8,19 +8,19 @@ import copy
 import os
 import signal
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable
 
+# kernel_environment and kill_live_kernels are named here too for the modules that import them from here.
+from sitebuild.kernels import Kernel, kernel_environment, kill_live_kernels, kill_tree, start_kernel  # noqa: F401
 from sitebuild.outputs import DEPS_MIME, ERROR_MIME, BlockError, Output, convert_outputs
 
 if TYPE_CHECKING:
     from nbformat import NotebookNode
 
-INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
 
 
 @dataclass
@@ -109,22 +109,6 @@ class ExecutedPage:
                     yield n, k, output
 
 
-THREAD_LIMIT_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
-
-
-def kernel_environment(root: str) -> dict[str, str]:
-    """The kernel's environment: the repository importable, figures captured inline."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
-    env["MPLBACKEND"] = INLINE_BACKEND
-    env.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
-    # Pages already run in parallel, one kernel per core: a numeric library that also
-    # starts a thread per core in every kernel only oversubscribes the machine.
-    for variable in THREAD_LIMIT_VARIABLES:
-        env.setdefault(variable, "1")
-    return env
-
-
 def notebook_outputs(raw: list) -> list[dict]:
     """A cell's outputs as readers' notebooks show them: the engine's reports removed, its
     error reports turned into standard nbformat error outputs."""
@@ -203,81 +187,9 @@ def _run_cells(client, job: ExecutionJob, result: ExecutedPage, deadline: float)
             return
 
 
-#: Kernels started by this process and not yet stopped (to kill them when interrupted).
-LIVE_KERNELS: set = set()
 #: Times a page's kernel is started again when it could not bind its ports (two kernels
 #: starting at once can be given the same free port).
 KERNEL_ATTEMPTS = 3
-
-
-@dataclass(eq=False)
-class Kernel:
-    """A started ``python3`` kernel process and the file collecting its stderr."""
-
-    manager: object
-    log: object
-
-    @property
-    def pid(self) -> int | None:
-        """The kernel's process id (None once it is gone)."""
-        process = getattr(getattr(self.manager, "provisioner", None), "process", None)
-        return getattr(process, "pid", None)
-
-    def stop(self) -> None:
-        """Kill the kernel now and close its log."""
-        from jupyter_core.utils import run_sync
-
-        try:
-            if self.manager.has_kernel:
-                run_sync(self.manager.shutdown_kernel)(now=True)
-        except Exception:  # already gone
-            pass
-        LIVE_KERNELS.discard(self)
-        self.log.close()
-
-    def kill(self) -> None:
-        """Kill the kernel process at once and remove its connection file (from a signal
-        handler, where the event loop cannot be trusted)."""
-        pid = self.pid
-        try:
-            if pid:
-                os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
-        try:
-            os.unlink(self.manager.connection_file)
-        except (OSError, TypeError, AttributeError):
-            pass
-        LIVE_KERNELS.discard(self)
-
-    def log_tail(self, lines: int = 15) -> str:
-        """The end of the kernel's stderr (for a kernel that died)."""
-        self.log.seek(0)
-        kept = [line for line in self.log.read().splitlines() if "running over TCP" not in line]
-        return "\n".join(kept[-lines:])
-
-
-def kill_live_kernels() -> None:
-    """Kill every kernel this process started and has not stopped."""
-    for kernel in list(LIVE_KERNELS):
-        kernel.kill()
-
-
-def start_kernel(root: str) -> Kernel:
-    """Launch a kernel process (it boots in the background; the client waits for it)."""
-    from jupyter_client.manager import AsyncKernelManager
-    from jupyter_core.utils import run_sync
-
-    log = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
-    manager = AsyncKernelManager(kernel_name="python3")
-    kernel = Kernel(manager, log)
-    LIVE_KERNELS.add(kernel)
-    try:
-        run_sync(manager.start_kernel)(cwd=root, env=kernel_environment(root), stderr=log)
-    except BaseException:
-        kernel.stop()
-        raise
-    return kernel
 
 
 def _port_collision(result: ExecutedPage) -> bool:
@@ -438,30 +350,6 @@ def _run_in_processes(jobs: list[ExecutionJob], count: int, done: Callable[[Exec
         if job.slug not in finished:
             done(ExecutedPage(slug=job.slug, status="failed",
                               error=PageError("kernel", "the worker process running this page died; run it alone with --only")))
-
-
-def _children(pid: int) -> list[int]:
-    try:
-        tasks = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return []
-    found = []
-    for task in tasks:
-        try:
-            found += [int(c) for c in open(f"/proc/{pid}/task/{task}/children").read().split()]
-        except (OSError, ValueError):
-            pass
-    return found
-
-
-def kill_tree(pid: int) -> None:
-    """Kill process ``pid`` and its descendants (found in /proc, where there is one)."""
-    for child in _children(pid):
-        kill_tree(child)
-    try:
-        os.kill(pid, signal.SIGKILL)
-    except OSError:
-        pass
 
 
 def make_job(page, root: Path, timeout: float) -> ExecutionJob:

@@ -1,0 +1,123 @@
+"""The kernel processes of a build: their environment, starting one, and ending them
+(each normally, or all at once when the build is interrupted)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import tempfile
+from dataclasses import dataclass
+
+INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
+THREAD_LIMIT_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def kernel_environment(root: str) -> dict[str, str]:
+    """The kernel's environment: the repository importable, figures captured inline."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
+    env["MPLBACKEND"] = INLINE_BACKEND
+    env.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
+    # Pages already run in parallel, one kernel per core: a numeric library that also
+    # starts a thread per core in every kernel only oversubscribes the machine.
+    for variable in THREAD_LIMIT_VARIABLES:
+        env.setdefault(variable, "1")
+    return env
+
+
+#: Kernels started by this process and not yet stopped (to kill them when interrupted).
+LIVE_KERNELS: set = set()
+
+
+@dataclass(eq=False)
+class Kernel:
+    """A started ``python3`` kernel process and the file collecting its stderr."""
+
+    manager: object
+    log: object
+
+    @property
+    def pid(self) -> int | None:
+        """The kernel's process id (None once it is gone)."""
+        process = getattr(getattr(self.manager, "provisioner", None), "process", None)
+        return getattr(process, "pid", None)
+
+    def stop(self) -> None:
+        """Kill the kernel now and close its log."""
+        from jupyter_core.utils import run_sync
+
+        try:
+            if self.manager.has_kernel:
+                run_sync(self.manager.shutdown_kernel)(now=True)
+        except Exception:  # already gone
+            pass
+        LIVE_KERNELS.discard(self)
+        self.log.close()
+
+    def kill(self) -> None:
+        """Kill the kernel process at once and remove its connection file (from a signal
+        handler, where the event loop cannot be trusted)."""
+        pid = self.pid
+        try:
+            if pid:
+                os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+        try:
+            os.unlink(self.manager.connection_file)
+        except (OSError, TypeError, AttributeError):
+            pass
+        LIVE_KERNELS.discard(self)
+
+    def log_tail(self, lines: int = 15) -> str:
+        """The end of the kernel's stderr (for a kernel that died)."""
+        self.log.seek(0)
+        kept = [line for line in self.log.read().splitlines() if "running over TCP" not in line]
+        return "\n".join(kept[-lines:])
+
+
+def kill_live_kernels() -> None:
+    """Kill every kernel this process started and has not stopped."""
+    for kernel in list(LIVE_KERNELS):
+        kernel.kill()
+
+
+def start_kernel(root: str) -> Kernel:
+    """Launch a kernel process (it boots in the background; the client waits for it)."""
+    from jupyter_client.manager import AsyncKernelManager
+    from jupyter_core.utils import run_sync
+
+    log = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
+    manager = AsyncKernelManager(kernel_name="python3")
+    kernel = Kernel(manager, log)
+    LIVE_KERNELS.add(kernel)
+    try:
+        run_sync(manager.start_kernel)(cwd=root, env=kernel_environment(root), stderr=log)
+    except BaseException:
+        kernel.stop()
+        raise
+    return kernel
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return []
+    found = []
+    for task in tasks:
+        try:
+            found += [int(c) for c in open(f"/proc/{pid}/task/{task}/children").read().split()]
+        except (OSError, ValueError):
+            pass
+    return found
+
+
+def kill_tree(pid: int) -> None:
+    """Kill process ``pid`` and its descendants (found in /proc, where there is one)."""
+    for child in _children(pid):
+        kill_tree(child)
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except OSError:
+        pass
