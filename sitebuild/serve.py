@@ -289,6 +289,9 @@ def start_preview(config: BuildConfig, port: int = 8000, progress: Callable[[str
         state.watched = watched_paths(config, recorded_reads(config))
         before = snapshot(state.watched, config.source)
         rebuild(config, state, progress)
+        # The files the first build found its pages reading are watched from their state now
+        # (otherwise their appearance in the list would itself count as a change).
+        before = {**snapshot(state.watched, config.source), **before}
     except BaseException:
         server.server_close()
         raise
