@@ -12,14 +12,15 @@ Light on purpose (no numpy, pandas or scikit-learn): checking takes a fraction o
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
 from faircode._digest import UNIT_ENTRY, bytes_digest, file_digest, module_closure
-from faircode.datasets import audits_root, available_audits, find_manifest_path
 from faircode.exceptions import FaircodeError
 from faircode.manifest import load_manifest
 
+REPO_DIR = Path(__file__).resolve().parent.parent
 RECORD_FILE = "inputs.json"
 ABOUT = ("sha256 of each results file and of the inputs it was computed from; "
          "`python -m faircode.benchmark --verify` compares them with the current inputs")
@@ -63,19 +64,34 @@ def code_inputs() -> dict[str, str]:
     return {path.name: file_digest(path) for path in sorted(paths)}
 
 
-def audit_inputs(spec: GridSpec) -> dict[str, dict[str, str]]:
-    """Per audit slug: sha256 of its manifest and of each data file (named relative to the audit folder)."""
+def manifest_paths(spec: GridSpec) -> list[Path]:
+    """The manifest files of the grid's audits (see :func:`faircode.datasets.find_manifest_path`)."""
+    from faircode.datasets import audits_root, available_audits, find_manifest_path
+
     names = list(spec.audits) if spec.audits else available_audits()
+    return [find_manifest_path(name, audits_root()) for name in names]
+
+
+def audit_inputs(paths: list[Path]) -> dict[str, dict[str, str]]:
+    """Per audit slug: sha256 of its manifest and of each data file (named relative to the audit
+    folder), and the manifest's path (relative to the repository when inside it)."""
     found = {}
-    for name in names:
-        manifest = load_manifest(find_manifest_path(name, audits_root()))
+    for manifest_path in paths:
+        manifest = load_manifest(manifest_path)
         folder = manifest.path.parent
         files = {"audit.yaml": bytes_digest(manifest.path.read_bytes())}
         for path in (manifest.data.path, manifest.data.decode):
             if path is not None:
                 files[_relative(path, folder)] = file_digest(path) if path.is_file() else "missing"
-        found[manifest.slug] = files
+        found[manifest.slug] = {"manifest": _relative(manifest.path, REPO_DIR), **files}
     return found
+
+
+def _all_manifests() -> list[Path]:
+    """Every audit's manifest under the audits folder, as faircode.datasets finds them, without
+    importing pandas (this module must stay light)."""
+    root = Path(os.environ.get("FAIRCODE_AUDITS_DIR") or REPO_DIR / "audits")
+    return sorted(root.glob("*/audit.yaml"))
 
 
 def _relative(path: Path, folder: Path) -> str:
@@ -85,12 +101,14 @@ def _relative(path: Path, folder: Path) -> str:
         return path.as_posix()
 
 
-def current_inputs(spec: GridSpec) -> dict:
-    """The inputs of a results file of this grid as they are now."""
+def current_inputs(spec: GridSpec, paths: list[Path] | None = None) -> dict:
+    """The inputs of a results file of this grid as they are now (``paths``: its audits'
+    manifests, found from the spec when not given)."""
+    paths = manifest_paths(spec) if paths is None else paths
     return {"grid": {"audits": list(spec.audits) if spec.audits else "all", "strategies": list(spec.strategies),
                      "models": list(spec.models) if spec.models else "all", "seeds": list(spec.seeds),
                      "sweep": spec.sweep},
-            "code": code_inputs(), "audits": audit_inputs(spec)}
+            "code": code_inputs(), "audits": audit_inputs(paths)}
 
 
 def read_record(out: Path) -> dict:
@@ -172,7 +190,11 @@ def _reasons(path: Path, recorded: dict) -> list[str]:
     reasons = []
     if file_digest(path) != recorded.get("sha256"):
         reasons.append("the file was edited since it was computed")
-    now = current_inputs(spec_of(recorded))
+    spec = spec_of(recorded)
+    paths = [REPO_DIR / a["manifest"] for a in recorded.get("audits", {}).values() if "manifest" in a]
+    if spec.audits is None:  # every audit: one added or removed is a change too
+        paths = _all_manifests()
+    now = current_inputs(spec, [p for p in paths if p.is_file()])
     changed_code = _changed(recorded.get("code", {}), now["code"])
     if changed_code:
         reasons.append("faircode code changed (" + ", ".join(f"faircode/{n}" for n in changed_code) + ")")

@@ -264,7 +264,8 @@ def test_results_carry_a_record_that_verify_checks(tiny, tmp_path, capsys):
     assert main(options) == 0
     record = json.loads((out / "inputs.json").read_text())
     entry = record["files"]["results_fairness.csv"]
-    assert entry["audits"]["tiny"].keys() == {"audit.yaml", "data/tiny.csv"}
+    assert entry["audits"]["tiny"].keys() == {"manifest", "audit.yaml", "data/tiny.csv"}
+    assert entry["audits"]["tiny"]["manifest"] == str(tiny / "audit.yaml")
     assert "metrics.py" in entry["code"] and "harness.py" not in entry["code"]
     assert main(["--verify", "--out", str(out)]) == 0
     capsys.readouterr()
