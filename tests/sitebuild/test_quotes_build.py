@@ -13,11 +13,13 @@ import json
 import os
 import re
 import shutil
+import time
 from pathlib import Path
 
 import pytest
 
 from site_helpers import REPO, TEMPLATES
+from sitebuild.files import RACY_NS
 
 FIXTURE = REPO / "tests" / "fixtures" / "quotes_site"
 STALE_72 = 'explainers/quoted.md:18: "72%" is stale: the output it quotes now says 69%'
@@ -45,11 +47,13 @@ def root(tmp_path_factory) -> Path:
 
 
 def backdate(root: Path, seconds: int = 10) -> None:
-    """Move the sources' modification times into the past, so that the next build may
-    trust them and record its "nothing changed" stamp."""
+    """Move the sources' modification times into the past and wait until their change
+    times (which no program can set back) are old enough too, so that the next build
+    may trust them and record its "nothing changed" stamp."""
     for path in [*root.glob("explainers/**/*"), *root.glob("data/*")]:
         then = path.stat().st_mtime_ns - seconds * 1_000_000_000
         os.utime(path, ns=(then, then))
+    time.sleep(RACY_NS / 1e9 + 0.1)
 
 
 @pytest.fixture(scope="module")
