@@ -154,7 +154,7 @@ def locate(source: str, start: int, content: str) -> list[int] | None:
     """Align ``content`` at the first column at or after ``start`` where it is spelled."""
     if not content:
         return []
-    for column in range(start, len(source) - 0):
+    for column in range(start, len(source)):
         if source[column] in (content[0], "\\", "&"):
             columns = align(source, column, content)
             if columns is not None:
@@ -176,7 +176,6 @@ class _InlineReader:
     def numbers(self) -> Iterator[ProseNumber]:
         nocheck: list[bool] = []
         hidden = 0
-        image_depth = 0
         for child_index, child in enumerate(self.token.children or []):
             kind = child.type
             if kind in ("softbreak", "hardbreak"):
@@ -196,14 +195,12 @@ class _InlineReader:
             elif kind in ("code_inline", "footnote_ref"):
                 self._skip(child.content)
             elif kind == "image":
-                image_depth += 1
                 yield from self._image_numbers(child, child_index, any(nocheck))
                 self._skip(str(child.attrs.get("src", "")))
             elif kind == "text" and not hidden:
                 yield from self._text_numbers(child, child_index, any(nocheck))
             elif kind == "text":
                 self._advance(child.content)
-        self.cursors[self.line] = self.cursors.get(self.line, 0)
 
     def _next_line(self) -> None:
         self.line = min(self.line + 1, self.last_line)
