@@ -13,15 +13,32 @@ from __future__ import annotations
 
 import numpy as np
 
+from faircode.exceptions import InvalidInputError
+
 # Upper bound on the number of array cells held at once by a batch of shuffles/resamples.
 _BATCH_CELLS = 2_000_000
+
+
+MONTE_CARLO_TOO_LARGE = (
+    "method='monte_carlo' draws relabellings as hypergeometric counts, which numpy allows only below "
+    "{limit:,} ones and {limit:,} zeros; got {ones:,} ones and {zeros:,} zeros. "
+    "Use method='exact' (or 'auto'), which is exact at any size."
+)
+_HYPERGEOMETRIC_LIMIT = 10**9
 
 
 def hypergeometric_numerators(
     rng: np.random.Generator, n_a: int, n_b: int, total_ones: int, size: int
 ) -> np.ndarray:
-    """|x N - K n_a| for ``size`` random relabellings of two 0/1 groups (int64)."""
-    x = rng.hypergeometric(total_ones, n_a + n_b - total_ones, n_a, size=size).astype(np.int64)
+    """|x N - K n_a| for ``size`` random relabellings of two 0/1 groups (int64).
+
+    Fewer than 1e9 ones and 1e9 zeros (numpy's limit) keep every product below 4e18, inside int64.
+    """
+    zeros = n_a + n_b - total_ones
+    if max(total_ones, zeros) >= _HYPERGEOMETRIC_LIMIT:
+        raise InvalidInputError(MONTE_CARLO_TOO_LARGE.format(limit=_HYPERGEOMETRIC_LIMIT, ones=total_ones,
+                                                             zeros=zeros))
+    x = rng.hypergeometric(total_ones, zeros, n_a, size=size).astype(np.int64)
     return np.abs(x * (n_a + n_b) - total_ones * n_a)
 
 

@@ -345,8 +345,11 @@ def centred(groups: Sequence[np.ndarray]) -> list[np.ndarray]:
 def float_tolerance(groups: Sequence[np.ndarray]) -> float:
     """Rounding error allowed when comparing gaps of real-valued data (ties must count).
 
-    Relative to the pooled data's spread (largest minus smallest value): a relabelling
-    whose |gap| falls short of the observed one by less than 1e-12 of the spread is a tie.
+    Relative to the pooled data's spread (largest minus smallest value), never to their
+    magnitude: a relabelling whose |gap| falls short of the observed one by less than 1e-9
+    of the spread is a tie. (Values stored as floats carry a rounding error relative to
+    their magnitude, up to about 1e-16 of it; data whose spread is below 1e-7 of their
+    magnitude are best shifted before the test.)
     """
     spread = max(float(np.max(g)) for g in groups) - min(float(np.min(g)) for g in groups)
-    return 1e-12 * max(spread, 1e-300)
+    return 1e-9 * max(spread, 1e-300)

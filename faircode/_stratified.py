@@ -108,7 +108,7 @@ def stratified_permutation_test(
     >>> tpr = ([1] * 8 + [0] * 2, [1] * 5 + [0] * 5)
     >>> fpr = ([1] * 3 + [0] * 17, [1] * 2 + [0] * 18)
     >>> round(stratified_permutation_test([tpr, fpr]), 4)
-    0.3497
+    0.3498
     """
     pairs = _strata(strata)
     n_permutations = check_positive_int(n_permutations, "n_permutations")
@@ -153,7 +153,7 @@ def stratified_bootstrap_ci(
     >>> fpr = ([1] * 3 + [0] * 17, [1] * 2 + [0] * 18)
     >>> low, high = stratified_bootstrap_ci([tpr, fpr], random_state=0)
     >>> print(f"{low:+.2f} to {high:+.2f}")
-    -0.20 to +0.70
+    -0.10 to +0.70
     """
     pairs = _strata(strata)
     n_resamples = check_positive_int(n_resamples, "n_resamples")
@@ -202,7 +202,7 @@ def stratified_report_from_counts(
     >>> from faircode.significance import stratified_report_from_counts
     >>> report = stratified_report_from_counts([(8, 10, 5, 10), (3, 20, 2, 20)])
     >>> print(f"{report.gap:+.2f} ({report.ci_low:+.2f} to {report.ci_high:+.2f}), {report.ci_method}")
-    +0.30 (-0.15 to +0.62), sidak_agresti_caffo
+    +0.30 (-0.20 to +0.68), sidak_agresti_caffo
     """
     check_one_of(ci_method, "ci_method", STRATIFIED_CI_METHODS)
     settings = Settings.checked(n_resamples, n_permutations, confidence, alpha, method, ci_method)

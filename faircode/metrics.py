@@ -109,6 +109,7 @@ METRICS = (
 
 __all__ = [
     "ADJUSTED_COLUMNS",
+    "ADJUSTING_NEEDS_SIGNIFICANCE",
     "COLUMNS",
     "METRICS",
     "NOTE_EMPTY",
@@ -280,9 +281,9 @@ def fairness_report(
     ...                         metrics=["demographic_parity_diff", "disparate_impact_ratio", "accuracy_diff"])
     >>> table[["metric", "value", "ci_low", "ci_high", "p_value", "p_adjusted"]].round(4)
                         metric   value  ci_low  ci_high  p_value  p_adjusted
-    0  demographic_parity_diff -0.1612 -0.2553  -0.0672   0.0010      0.0020
-    1   disparate_impact_ratio  0.6775  0.5263   0.8654   0.0010      0.0020
-    2             accuracy_diff -0.0215 -0.1198   0.0769   0.6892      0.6892
+    0  demographic_parity_diff -0.0860 -0.1816   0.0109   0.0831      0.1661
+    1   disparate_impact_ratio  0.8100  0.6391   1.0271   0.0831      0.1661
+    2            accuracy_diff  0.0727 -0.0258   0.1697   0.1598      0.1661
     """
     y_true, y_pred = _checked_labels(y_true, y_pred)
     options = _options(significance, n_resamples, n_permutations, confidence, alpha, random_state, ci_method)
@@ -311,6 +312,11 @@ def family_p_values(table: pd.DataFrame, method: str) -> np.ndarray:
     standing for the metric whose test they share; the family is those tests with a
     p-value, adjusted together by :func:`faircode.significance.adjust_p_values`, and each
     row gets its test's adjusted p (NaN where untested).
+
+    See Also
+    --------
+    fairness_report : ``adjust=`` adds these to the report.
+    faircode.significance.adjust_p_values : the adjustment itself.
 
     Examples
     --------
@@ -370,7 +376,7 @@ def demographic_parity_diff(y_true, y_pred, group, **options) -> MetricRecord:
     >>> record = demographic_parity_diff([0] * 8, [1, 1, 1, 0, 1, 0, 0, 0], [1, 1, 1, 1, 0, 0, 0, 0],
     ...                                  significance=True)
     >>> round(record.value, 2), round(record.ci_low, 3), round(record.ci_high, 3), record.ci_method
-    (0.5, -0.101, 0.768, 'agresti_caffo')
+    (0.5, -0.2, 0.867, 'agresti_caffo')
     """
     return _single("demographic_parity_diff", y_true, y_pred, group, options)
 
@@ -393,7 +399,7 @@ def disparate_impact_ratio(y_true, y_pred, group, **options) -> MetricRecord:
     >>> y_pred = [1] * 20 + [0] * 30 + [1] * 30 + [0] * 20
     >>> record = disparate_impact_ratio([0] * 100, y_pred, group, significance=True)
     >>> round(record.value, 3), round(record.ci_low, 3), round(record.ci_high, 3)
-    (0.667, 0.446, 0.966)
+    (0.667, 0.436, 0.994)
     """
     return _single("disparate_impact_ratio", y_true, y_pred, group, options)
 
@@ -463,7 +469,7 @@ def equalized_odds_diff(y_true, y_pred, group, **options) -> MetricRecord:
     >>> round(record.value, 2), record.note
     (0.3, "the larger gap is the true positive rate's")
     >>> round(record.ci_low, 3), round(record.ci_high, 3), record.ci_method
-    (-0.039, 0.557, 'sidak_agresti_caffo')
+    (-0.208, 0.584, 'sidak_agresti_caffo')
     """
     return _single("equalized_odds_diff", y_true, y_pred, group, options)
 

@@ -25,6 +25,8 @@ from faircode import _checks
 from faircode._report import NOTE_NO_DETECTABLE_GAP
 from faircode.exceptions import InvalidInputError
 from faircode.metrics import (
+    ADJUSTED_COLUMNS,
+    ADJUSTING_NEEDS_SIGNIFICANCE,
     COLUMNS,
     METRICS,
     NOTE_EMPTY,
@@ -285,3 +287,62 @@ def test_bad_input_gets_a_value_error_naming_the_argument(call, expected):
         call()
     assert isinstance(error.value, InvalidInputError)
     assert str(error.value) == expected
+
+
+# --- families: adjusted p-values, each distinct test once -----------------------------
+
+
+@pytest.mark.parametrize("adjust, statsmodels_method", [("holm", "holm"), ("bh", "fdr_bh")])
+def test_adjusted_p_values_count_each_distinct_test_once(compas, adjust, statsmodels_method):
+    from statsmodels.stats.multitest import multipletests
+
+    masks = {"race": compas["group"], "other": 1 - compas["group"]}
+    report = fairness_report(compas["y_true"], compas["y_pred"], masks, significance=True, adjust=adjust)
+    assert list(report.columns) == [*COLUMNS[:COLUMNS.index("significant") + 1], *ADJUSTED_COLUMNS,
+                                    *COLUMNS[COLUMNS.index("significant") + 1:]]
+    distinct = report[report["metric"] != "disparate_impact_ratio"]
+    expected = multipletests(distinct["p_value"].to_numpy(), method=statsmodels_method)[1]
+    assert distinct["p_adjusted"].to_numpy() == pytest.approx(expected, rel=1e-12)
+    for attribute in masks:
+        rows = report[report["protected_attribute"] == attribute].set_index("metric")
+        assert rows.loc["disparate_impact_ratio", "p_adjusted"] == rows.loc["demographic_parity_diff", "p_adjusted"]
+    assert (report["significant_adjusted"] == (report["p_adjusted"] < 0.05)).all()
+
+
+def test_untested_rows_stay_out_of_the_family():
+    y_true = [0, 0, 0, 1, 1, 0, 1, 0]
+    y_pred = [1, 0, 1, 1, 0, 1, 0, 0]
+    group = [1, 1, 1, 0, 0, 0, 0, 1]  # no positives in the disadvantaged group: TPR untested
+    report = fairness_report(y_true, y_pred, {"g": group}, significance=True, adjust="holm").set_index("metric")
+    assert math.isnan(report.loc["equal_opportunity_diff", "p_adjusted"])
+    assert report["significant_adjusted"].isna()["equal_opportunity_diff"]
+    tested = report[report["p_value"].notna() & (report.index != "disparate_impact_ratio")]
+    assert report.loc["accuracy_diff", "p_adjusted"] == pytest.approx(
+        min(1.0, max(p * (len(tested) - i) for i, p in enumerate(sorted(tested["p_value"]))
+                     if p <= report.loc["accuracy_diff", "p_value"])))
+
+
+def test_adjusting_needs_significance_and_a_known_method():
+    with pytest.raises(InvalidInputError) as error:
+        fairness_report([1, 0], [1, 0], {"g": [1, 0]}, adjust="holm")
+    assert str(error.value) == ADJUSTING_NEEDS_SIGNIFICANCE.format(adjust="holm")
+    with pytest.raises(InvalidInputError) as error:
+        fairness_report([1, 0], [1, 0], {"g": [1, 0]}, significance=True, adjust="bonferroni")
+    assert str(error.value) == _checks.NOT_ONE_OF.format(name="adjust", allowed="'holm', 'bh'", value="bonferroni")
+
+
+def test_a_mask_with_a_code_other_than_0_1_or_missing_is_refused_naming_it():
+    with pytest.raises(InvalidInputError) as error:
+        fairness_report([1, 0, 1, 0], [1, 0, 0, 1], {"race": [1, 0, 2, 2]})
+    assert str(error.value) == _checks.OTHER_GROUP_CODES.format(name="masks['race']", count=2, found="2 x 2")
+
+
+def test_every_record_plans_its_detectable_gap_at_its_pooled_rate(compas):
+    report = fairness_report(compas["y_true"], compas["y_pred"], {"race": compas["group"]}).set_index("metric")
+    row = report.loc["demographic_parity_diff"]
+    pooled = (row.rate_disadvantaged * row.n_disadvantaged + row.rate_advantaged * row.n_advantaged) / (
+        row.n_disadvantaged + row.n_advantaged)
+    assert row.mdg_rate == pytest.approx(pooled, rel=1e-12)
+    from faircode.power import minimum_detectable_gap
+    assert row.minimum_detectable_gap == minimum_detectable_gap(int(row.n_disadvantaged), int(row.n_advantaged),
+                                                                rate=row.mdg_rate)

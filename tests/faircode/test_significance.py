@@ -15,11 +15,12 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import confint_proportions_2indep
 
-from faircode import _checks
+from faircode import _checks, _monte_carlo
 from faircode._report import COUNT_OUT_OF_RANGE
 from faircode.exceptions import InvalidInputError
 from faircode.significance import (
     EXACT_NEEDS_BINARY,
+    SCORE_NEEDS_BINARY,
     NO_EXACT_STRATIFIED_INTERVAL,
     NO_STRATA,
     P_OUT_OF_RANGE,
@@ -32,6 +33,7 @@ from faircode.significance import (
     significance_report_from_counts,
     stratified_bootstrap_ci,
     stratified_permutation_test,
+    stratified_report_from_counts,
 )
 
 
@@ -506,3 +508,131 @@ def test_adjustment_keeps_nan_out_of_the_family():
 )
 def test_format_p(p, n_permutations, text):
     assert format_p(p, n_permutations) == text
+
+
+# --- inputs: infinities, magnitude, huge counts, random states ---------------------
+
+
+@pytest.mark.parametrize("call", [
+    lambda a, b: permutation_test(a, b), lambda a, b: bootstrap_ci(a, b), lambda a, b: significance_report(a, b)])
+def test_infinite_values_are_refused_naming_the_group(call):
+    with pytest.raises(InvalidInputError) as error:
+        call([1.0, 2.0, np.inf], [0.0, 1.0])
+    assert str(error.value) == _checks.HAS_INF.format(name="a", count=1, position=2, value="inf")
+    with pytest.raises(InvalidInputError) as error:
+        call([1.0, 2.0], [-np.inf, 1.0])
+    assert str(error.value) == _checks.HAS_INF.format(name="b", count=1, position=0, value="-inf")
+
+
+def test_ties_are_decided_relative_to_the_spread_not_the_magnitude():
+    rng = np.random.default_rng(8)
+    a, b = rng.integers(0, 5, 40).astype(float), rng.integers(1, 6, 40).astype(float)  # many ties
+    small = permutation_test(a, b, n_permutations=999, random_state=1)
+    assert small < 0.05
+    for shift in (1e6, 1e9, 1e12):
+        assert permutation_test(a + shift, b + shift, n_permutations=999, random_state=1) == small
+    for scale in (1e-9, 1e9):
+        assert permutation_test(a * scale, b * scale, n_permutations=999, random_state=1) == small
+
+
+def mpmath_two_sided_p(ones_a: int, n_a: int, ones_b: int, n_b: int) -> float:
+    """The exact permutation p, independently: each tail's first term by mpmath's log-gamma at 40
+    digits, the rest by the ratio of consecutive hypergeometric terms (float64 products), summed
+    until the terms no longer count."""
+    import mpmath
+
+    mpmath.mp.dps = 40
+    n, k = n_a + n_b, ones_a + ones_b
+    observed = abs(ones_a * n - k * n_a)
+    low, high = (k * n_a - observed) // n, -((-(k * n_a + observed)) // n)
+
+    def first_term(x):
+        log_mass = (mpmath.loggamma(k + 1) - mpmath.loggamma(x + 1) - mpmath.loggamma(k - x + 1)
+                    + mpmath.loggamma(n - k + 1) - mpmath.loggamma(n_a - x + 1)
+                    - mpmath.loggamma(n - k - n_a + x + 1)
+                    - mpmath.loggamma(n + 1) + mpmath.loggamma(n_a + 1) + mpmath.loggamma(n - n_a + 1))
+        return float(mpmath.e ** log_mass)
+
+    def tail(start, step, terms=400_000):
+        x = start + step * np.arange(terms - 1, dtype=float)  # the counts before each next term
+        if step < 0:
+            ratios = x * (n - k - n_a + x) / ((k - x + 1) * (n_a - x + 1))
+        else:
+            ratios = (k - x) * (n_a - x) / ((x + 1) * (n - k - n_a + x + 1))
+        ratios = np.clip(ratios, 0.0, None)
+        masses = first_term(start) * np.concatenate([[1.0], np.cumprod(ratios)])
+        return float(np.sum(masses))
+
+    return tail(low, -1) + tail(high, +1)
+
+
+@pytest.mark.parametrize("case", [
+    (1_000_064_000, 2_000_000_000, 1_000_000_000, 2_000_000_000),  # a z of about 2.9 on 4 billion rows
+    (1_000_300_000, 2_000_000_000, 1_000_000_000, 2_000_000_000),  # about 13
+    (3_000_100_000, 5_000_000_000, 1_799_900_000, 3_000_000_000),  # 8 billion rows, unequal groups
+    (130_000, 1_000_000, 129_000, 1_000_000),                      # a million rows each (windowed path)
+])
+def test_exact_p_on_billions_of_rows_equals_mpmath_to_1e_10(case):
+    p = significance_report_from_counts(*case).p_value
+    expected = mpmath_two_sided_p(*case)
+    assert p == pytest.approx(expected, rel=1e-10)
+    assert 0 < p < 1
+
+
+def test_a_z_of_22_on_billions_of_rows_is_not_p_one():
+    n = 2_000_000_000
+    ones_a = 1_000_000_000 + 491_935  # z about 22 for two groups of two billion
+    p = significance_report_from_counts(ones_a, n, 1_000_000_000, n).p_value
+    assert p == pytest.approx(2 * stats.norm.sf(22), rel=0.05)
+
+
+def test_monte_carlo_on_counts_beyond_numpy_s_hypergeometric_says_to_use_exact():
+    with pytest.raises(InvalidInputError) as error:
+        significance_report_from_counts(2_000_000_000, 4_000_000_000, 1_000, 10_000, method="monte_carlo")
+    assert "use method='exact'" in str(error.value).lower()
+    assert str(error.value) == _monte_carlo.MONTE_CARLO_TOO_LARGE.format(
+        limit=10**9, ones=2_000_001_000, zeros=2_000_009_000)
+
+
+def test_a_random_state_is_accepted_where_a_seed_is_and_streams():
+    a, b = zeros_and_ones(30, 80), zeros_and_ones(40, 90)
+    legacy = np.random.RandomState(6)
+    shared = np.random.Generator(np.random.RandomState(6)._bit_generator)
+    assert permutation_test(a, b, method="monte_carlo", random_state=legacy) == permutation_test(
+        a, b, method="monte_carlo", random_state=shared)
+    assert bootstrap_ci(a, b, random_state=legacy) == bootstrap_ci(a, b, random_state=shared)
+    report = significance_report(a, b, random_state=np.random.RandomState(2), ci_method="bootstrap")
+    assert report.ci_method == "bootstrap"
+
+
+def test_every_function_that_draws_defaults_to_seed_42():
+    a, b = zeros_and_ones(30, 80), zeros_and_ones(40, 90)
+    assert permutation_test(a, b, method="monte_carlo") == permutation_test(a, b, method="monte_carlo", random_state=42)
+    assert bootstrap_ci(a, b) == bootstrap_ci(a, b, random_state=42)
+    strata = [(a, b), (b, a)]
+    assert stratified_bootstrap_ci(strata) == stratified_bootstrap_ci(strata, random_state=42)
+    from faircode.power import simulated_power
+    assert simulated_power(30, 30, 0.2, n_sim=200) == simulated_power(30, 30, 0.2, n_sim=200, random_state=42)
+
+
+def test_score_intervals_need_zero_one_data():
+    with pytest.raises(InvalidInputError) as error:
+        significance_report([0.5, 1.0, 2.0], [0.0, 1.0], ci_method="newcombe")
+    assert str(error.value) == SCORE_NEEDS_BINARY.format(ci_method="newcombe", name="a")
+
+
+def test_equalized_odds_interval_is_the_sidak_combination_of_its_rates_intervals():
+    strata = [(8, 10, 5, 10), (3, 20, 2, 20)]
+    report = stratified_report_from_counts(strata)
+    level = math.sqrt(0.95)
+    tpr = confint_proportions_2indep(*strata[0], method="agresti-caffo", alpha=1 - level)
+    fpr = confint_proportions_2indep(*strata[1], method="agresti-caffo", alpha=1 - level)
+    # the larger gap is the TPR's where |TPR gap| >= |FPR gap|: its low end is the TPR's low end unless
+    # the FPR interval reaches lower while still the larger
+    assert report.ci_method == "sidak_agresti_caffo"
+    assert report.ci_low <= min(tpr[0], fpr[0]) + 1e-12 and report.ci_high >= max(tpr[1], fpr[1]) - 1e-12
+    assert report.ci_low < report.gap < report.ci_high
+    booted = stratified_report_from_counts(strata, ci_method="bootstrap")
+    assert (booted.ci_low, booted.ci_high) == stratified_bootstrap_ci(
+        [(zeros_and_ones(8, 10), zeros_and_ones(5, 10)), (zeros_and_ones(3, 20), zeros_and_ones(2, 20))],
+        random_state=42)
