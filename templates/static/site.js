@@ -230,8 +230,8 @@
       var overflowing = box.scrollWidth > box.clientWidth + 1;
       if (overflowing) box.setAttribute("tabindex", "0");
       else if (box.getAttribute("tabindex") === "0") box.removeAttribute("tabindex");
-      if (!box.classList.contains("table-scroll")) return;
       box.classList.toggle("is-overflowing", overflowing);
+      if (!box.classList.contains("table-scroll")) return;
       var hint = box.nextElementSibling && box.nextElementSibling.classList.contains("scroll-hint") ? box.nextElementSibling : null;
       if (overflowing && !hint) {
         hint = document.createElement("p");
