@@ -3,8 +3,11 @@
 Prints one table: for three realistic pairs of groups of 0/1 predictions, the median
 time of a naive Python shuffle loop, scipy.stats.permutation_test and
 scipy.stats.bootstrap (vectorised), and faircode's exact and Monte Carlo p-values,
-bootstrap intervals and whole significance report, with each one's speed-up over the
-naive loop. Run from the repository root:
+bootstrap intervals and whole significance report (default: Agresti-Caffo interval, exact
+p, the minimum detectable gap at the pooled rate), with each one's speed-up over the naive
+loop. The report's minimum detectable gap is remembered per group sizes and rate; the
+"nothing remembered" row empties those caches before every call (for groups under 200
+rows it then recomputes the exact test's rejection table and power). Run from the repository root:
 
     python bench/significance.py            # a few seconds to a minute
     python bench/significance.py --repeats 5
@@ -101,7 +104,19 @@ def methods(a: np.ndarray, b: np.ndarray) -> list[tuple[str, Callable[[], object
         ("faircode bootstrap, exact", lambda: bootstrap_ci(a, b, method="exact"), False),
         ("faircode significance_report (rows)", lambda: significance_report(a, b), False),
         ("faircode significance_report (counts)", lambda: significance_report_from_counts(*counts), False),
+        ("  ... nothing remembered (cold MDG)", lambda: cold_report(counts), False),
+        ("  ... percentile bootstrap interval", lambda: significance_report(a, b, ci_method="bootstrap"), False),
     ]
+
+
+def cold_report(counts):
+    """The report with the minimum detectable gap's caches emptied first (its exact power recomputed)."""
+    from faircode import _report, power
+
+    _report.detectable_gap.cache_clear()
+    power._detectable_gap.cache_clear()
+    power._rejection_region.cache_clear()
+    return significance_report_from_counts(*counts)
 
 
 def median_seconds(call: Callable[[], object], repeats: int) -> float:
