@@ -10,8 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from faircode.benchmark import _load_dataset, available_audits, load_audit
-from faircode.datasets import IDENTIFYING_COLUMNS, find_manifest_path
+from faircode.datasets import IDENTIFYING_COLUMNS, _load_dataset, available_audits, find_manifest_path, load_audit
 from faircode.exceptions import AuditDataError
 from faircode.manifest import load_manifest
 
