@@ -77,12 +77,23 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
         return f"{text} (default: {action.default})"
 
 
+class _VersionAction(argparse.Action):
+    """``--version``, looked up only when asked (package metadata takes a while to load)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS,
+                 help="show the version and exit"):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        parser.exit(message=f"{parser.prog} {_version()}\n")
+
+
 def make_parser() -> argparse.ArgumentParser:
     """The argument parser of every command."""
     parser = argparse.ArgumentParser(prog="build.py", formatter_class=_Formatter, epilog=EPILOG,
                                      description="Build a site of explainers from Markdown with Python blocks: "
                                                  "every output regenerated, every quoted number checked.")
-    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("--version", action=_VersionAction)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     _add_build_options(_command(commands, "build", "build the site into --out (the default command)"))
     check = _command(commands, "check", "run every check; write nothing into --out; fail on any problem")

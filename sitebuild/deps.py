@@ -92,10 +92,11 @@ def installed_version(name: str) -> str | None:
 
 
 def _site_dirs_state() -> list:
-    """The folders packages are installed in, with their modification times (installing
-    or removing a distribution adds or removes a folder in one of them)."""
+    """The folders packages are installed in (site-packages, dist-packages), with their
+    modification times: installing or removing a distribution adds or removes a folder
+    in one of them."""
     state = []
-    for folder in sorted(set(sys.path)):
+    for folder in sorted(f for f in set(sys.path) if f.rstrip("/").endswith(("site-packages", "dist-packages"))):
         try:
             state.append([folder, os.stat(folder).st_mtime_ns])
         except OSError:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from difflib import get_close_matches
+from functools import lru_cache
 from pathlib import Path
 
 import yaml
@@ -20,6 +21,9 @@ BLOCK_FLAGS = frozenset({"hide-code", "hide-output", "no-exec", "expect-error"})
 BLOCK_VALUES = frozenset({"caption", "alt", "label"})
 LABEL_PATTERN = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
 DEFAULT_EXEMPT = ("Further Reading", "References")
+#: The C (libyaml) safe loader where PyYAML has it: reading the front matter of every page
+#: is a good part of a rebuild.
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 SLUG_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 OPTION_PATTERN = re.compile(r"""\{([A-Za-z][\w-]*)(?:=("[^"]*"|'[^']*'|[^}\s]*))?\}""")
 INLINE_PATTERN = re.compile(r"^\{python(?::([^}]*))?\}\s+(.+)$", re.S)
@@ -140,7 +144,7 @@ def parse_front_matter(text: str, path: str, first_line: int = 2) -> FrontMatter
     ``first_line`` is the .md line of the front matter's first line, so that every error
     names the line of its field."""
     try:
-        raw = yaml.safe_load(text) or {}
+        raw = yaml.load(text, Loader=SAFE_LOADER) or {}
     except yaml.YAMLError as error:
         raise _yaml_error(error, path, first_line) from error
     if not isinstance(raw, dict):
@@ -230,14 +234,21 @@ def _check_fence_closed(token: Token, lines: list[str], path: str) -> None:
                                 "after its code", start + 1)
 
 
+@lru_cache(maxsize=1)
+def _reading_parser():
+    """One parser for every page read (building one costs more than parsing a page)."""
+    return make_parser()
+
+
 def read_page(path: Path, root: Path) -> Page:
     """Parse one explainer. Raises :class:`SourceError` naming the file, line and field."""
-    rel = path.resolve().relative_to(root).as_posix() if path.resolve().is_relative_to(root) else str(path)
+    resolved = path.resolve()
+    rel = resolved.relative_to(root).as_posix() if resolved.is_relative_to(root) else str(path)
     slug = path.stem
     if not SLUG_PATTERN.match(slug):
         raise SourceError(rel, f"file name: expected a slug of lower-case letters, digits and hyphens, found {slug!r}")
     text = path.read_text(encoding="utf-8")
-    tokens = make_parser().parse(text)
+    tokens = _reading_parser().parse(text)
     if not tokens or tokens[0].type != "front_matter":
         raise SourceError(rel, "expected YAML front matter between '---' lines at the top (title, summary)", 1)
     front = parse_front_matter(tokens[0].content, rel, tokens[0].map[0] + 2)
@@ -249,7 +260,7 @@ def read_page(path: Path, root: Path) -> Page:
             _check_fence_closed(token, lines, rel)
             language, options = parse_block_options(token.info, rel, token.map[0] + 1)
             blocks.append(CodeBlock(n=n, language=language, source=token.content, line=token.map[0] + 2, options=options))
-    return Page(slug=slug, path=path.resolve(), rel_path=rel, text=text, front=front, tokens=tokens,
+    return Page(slug=slug, path=resolved, rel_path=rel, text=text, front=front, tokens=tokens,
                 blocks=blocks, inline=_inline_exprs(tokens, text.splitlines()), claims=find_claims(tokens))
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict
+from dataclasses import fields
 from pathlib import Path
 
 from sitebuild.files import write_text_atomic
@@ -19,7 +19,7 @@ from sitebuild.stamp import PACKAGE_DIR, stat_line
 
 KEYS_FILE = "rendered.json"
 #: ExecutedPage fields that never reach a page's HTML.
-NOT_RENDERED = ("seconds", "status", "reason", "deps", "figures", "warnings")
+NOT_RENDERED = ("seconds", "status", "reason", "deps", "figures", "warnings", "notebook_outputs")
 
 
 def _sha(text: str | bytes) -> str:
@@ -37,7 +37,7 @@ def site_signature(pages: list, site: object, templates: Path, commit: str, extr
 
 def page_signature(page, result, marks, shared: str) -> str:
     """The digest of everything one explainer's HTML is made of."""
-    outputs = "" if result is None else repr({k: v for k, v in asdict(result).items() if k not in NOT_RENDERED})
+    outputs = "" if result is None else repr([getattr(result, f.name) for f in fields(result) if f.name not in NOT_RENDERED])
     figures = [] if result is None else sorted((name, _sha(data)) for name, data in result.figures.items())
     return _sha("\n".join([shared, page.text, outputs, repr(figures), repr(sorted((marks or {}).items()))]))
 

@@ -44,7 +44,29 @@ def write_site(site: RenderedSite, out: Path, static: Path | None = None) -> Non
         os.replace(tmp, out)
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
-    shutil.rmtree(old, ignore_errors=True)
+    remove_in_background(old)
+
+
+def remove_in_background(folder: Path) -> None:
+    """Delete ``folder`` (the replaced site) in a detached process, so the build does not
+    wait for a file system call per file. Should that process not finish, the next build
+    removes the folder (it holds the engine's marker)."""
+    if not folder.exists():
+        return
+    try:
+        child = os.fork()
+    except (AttributeError, OSError):
+        shutil.rmtree(folder, ignore_errors=True)
+        return
+    if child:
+        os.waitpid(child, 0)  # the child exits at once; its own child does the work
+        return
+    try:  # in the child: detach a grandchild, which removes the folder, and exit
+        os.setsid()
+        if os.fork() == 0:
+            shutil.rmtree(folder, ignore_errors=True)
+    finally:
+        os._exit(0)
 
 
 def write_scripts(scripts: dict[Path, str]) -> list[Path]:
