@@ -219,3 +219,19 @@ def test_a_sqlite_database_and_a_namespace_package_outside_the_repository(tmp_pa
     assert row(build(root), "stores").reason == f"`{outside / 'nspkg' / 'tool.py'}` changed"
     (outside / "nspkg" / "extra.py").write_text("")
     assert row(build(root), "stores").reason == f"the files in `{outside / 'nspkg'}` changed"
+
+
+def test_site_yaml_inputs_join_every_page_key(tmp_path):
+    root = tmp_path / "repo"
+    (root / "data").mkdir(parents=True)
+    (root / "data" / "shared.csv").write_text("a\n1\n")
+    (root / "site.yaml").write_text("inputs: [data/*.csv]\n")
+    write_page(root, "first", 'print("first")')
+    write_page(root, "second", 'print("second")')
+    build(root)
+    (root / "data" / "shared.csv").write_text("a\n2\n")
+    again = build(root)
+    assert {r.slug: r.reason for r in again.rows} == {"first": "declared input changed",
+                                                      "second": "declared input changed"}
+    (root / "data" / "new.csv").write_text("b\n")
+    assert row(build(root), "first").reason == "declared input changed", "a new file matching the glob counts"
