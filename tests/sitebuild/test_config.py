@@ -61,3 +61,11 @@ def test_bad_options(tmp_path, options, message):
     (tmp_path / "explainers").mkdir()
     with pytest.raises(ConfigError, match=message.replace("(", r"\(").replace(")", r"\)")):
         make_config(tmp_path, **options)
+
+
+def test_step_names_an_existing_step(tmp_path):
+    (tmp_path / "explainers").mkdir()
+    (tmp_path / "site.yaml").write_text('steps:\n  - {name: sweep, run: "x", when: asked}\n')
+    assert make_config(tmp_path, asked_steps=["sweep"]).asked_steps == ("sweep",)
+    with pytest.raises(ConfigError, match=r"--step: expected a step of .*site.yaml \(sweep\), found 'sweeep'"):
+        make_config(tmp_path, asked_steps=["sweeep"])
