@@ -268,7 +268,26 @@
     return mark.getAttribute("data-note") || mark.getAttribute("data-title") || "";
   }
 
+  /* A claim whose words hold a link or a checked number cannot itself be a button (an
+     interactive element inside another): its note moves to a small button after it. */
+  function detachNestedClaim(claim) {
+    if (!claim.classList.contains("claim") || !claim.querySelector("a, button, [tabindex], [data-note]")) return;
+    var button = document.createElement("button");
+    button.type = "button";
+    button.className = "claim claim-note-button";
+    button.setAttribute("data-note", claim.getAttribute("data-note") || "");
+    button.setAttribute("aria-label", "Where this claim comes from");
+    button.textContent = "ⓘ";
+    claim.removeAttribute("data-note");
+    claim.removeAttribute("tabindex");
+    claim.removeAttribute("role");
+    claim.classList.remove("claim");
+    claim.classList.add("claim-words");
+    claim.parentNode.insertBefore(button, claim.nextSibling);
+  }
+
   function prepareMarks() {
+    document.querySelectorAll(".claim[data-note]").forEach(detachNestedClaim);
     document.querySelectorAll(".q, .claim, [data-note]").forEach(function (mark) {
       if (!mark.id) mark.id = "mark-" + (++markCount);
       if (mark.title && !mark.getAttribute("data-note")) {

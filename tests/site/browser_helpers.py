@@ -33,6 +33,16 @@ class BuiltSite:
 
 
 @dataclass
+class RealSite:
+    """The repository's own site, built into a temporary folder: its output, the build's
+    problems (warnings: the build passed) and the slugs of the audit pages."""
+
+    out: Path
+    warnings: list[str]
+    audit_pages: list[str]
+
+
+@dataclass
 class PageWatch:
     """What the pages of one browser context did wrong: console errors, uncaught
     exceptions, requests to another host."""
@@ -55,6 +65,27 @@ def build_fixture_site(target: Path) -> BuiltSite:
     summary = run_build(config)
     assert summary.ok, "the browser fixture site did not build:\n" + "\n".join(str(p) for p in summary.problems)
     return BuiltSite(root=root, out=config.out)
+
+
+def build_real_site(target: Path) -> RealSite:
+    """Build the repository's explainers with the repository's templates into ``target``:
+    no site.yaml step runs (results/ is read as it is), no generated script is written
+    into explainers/code/, and the cache starts from a copy of the repository's own (so
+    only what changed runs). Fails with the build's problems when the site does not build."""
+    from sitebuild.read import read_pages
+
+    cache = target / "cache"
+    seed = REPO / ".cache" / "sitebuild" / "pages"
+    if seed.is_dir():
+        shutil.copytree(seed, cache / "pages")
+    config = make_config(REPO, out=target / "site", cache_dir=cache, jobs=2, write_scripts=False, run_steps=False)
+    summary = run_build(config)
+    errors = [str(p) for p in summary.errors]
+    assert summary.ok, (f"the real site did not build ({len(errors)} error(s)); the first ones:\n"
+                        + "\n".join(e[:400] for e in errors[:8]))
+    pages, _ = read_pages(config.source, config.root)
+    audits = sorted(p.slug for p in pages if p.front.theme == config.site.data_theme)
+    return RealSite(out=config.out, warnings=[str(p) for p in summary.problems], audit_pages=audits)
 
 
 def is_local(url: str) -> bool:

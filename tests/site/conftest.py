@@ -13,8 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from browser_helpers import (CHROMIUM, CHROMIUM_ARGS, LOADED, SCREENSHOTS, BuiltSite, PageWatch, build_fixture_site,
-                             is_local, watch_page)
+from browser_helpers import (CHROMIUM, CHROMIUM_ARGS, LOADED, SCREENSHOTS, BuiltSite, PageWatch, RealSite,
+                             build_fixture_site, build_real_site, is_local, watch_page)
+
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory) -> BuiltSite:
@@ -22,21 +23,38 @@ def built_site(tmp_path_factory) -> BuiltSite:
     return build_fixture_site(tmp_path_factory.mktemp("browser"))
 
 
+@pytest.fixture(scope="session")
+def real_site(tmp_path_factory) -> RealSite:
+    """The repository's own site, built once for the whole session (a few minutes when
+    many pages changed since the repository's cache was filled)."""
+    return build_real_site(tmp_path_factory.mktemp("real"))
+
+
 class _QuietHandler(SimpleHTTPRequestHandler):
     def log_message(self, format: str, *args) -> None:  # noqa: A002 - the http.server interface
         pass
 
 
-@pytest.fixture(scope="session")
-def site_url(built_site: BuiltSite):
-    """The built site served over http on 127.0.0.1; yields its base URL."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(_QuietHandler, directory=str(built_site.out)))
+def _serve(folder: Path):
+    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(_QuietHandler, directory=str(folder)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}/"
     server.shutdown()
     server.server_close()
     thread.join(timeout=5)
+
+
+@pytest.fixture(scope="session")
+def site_url(built_site: BuiltSite):
+    """The built fixture site served over http on 127.0.0.1; yields its base URL."""
+    yield from _serve(built_site.out)
+
+
+@pytest.fixture(scope="session")
+def real_site_url(real_site: RealSite):
+    """The built real site served over http on 127.0.0.1; yields its base URL."""
+    yield from _serve(real_site.out)
 
 
 @pytest.fixture(scope="session")
