@@ -17,12 +17,13 @@ import pandas as pd
 
 from faircode.datasets import AuditData, find_manifest_path, load_audit
 from faircode.exceptions import BenchmarkError
-from faircode.manifest import Manifest, intersection_name
+from faircode.manifest import Manifest, intersection_name, load_manifest
 from faircode.significance import format_p
 
 __all__ = [
-    "GROUP_COLUMNS", "METRIC_LABELS", "RESULT_COLUMNS", "audit_groups", "audit_overview", "audit_results",
-    "default_results_dir", "describe_groups", "group_table", "results_table", "strategy_table",
+    "GROUP_COLUMNS", "HEADLINE_METRICS", "METRIC_LABELS", "RESULT_COLUMNS", "audit_groups", "audit_overview", "audit_results",
+    "SPREAD_RESULT_COLUMNS", "default_results_dir", "describe_groups", "favourable_ratio", "group_table",
+    "headline_rows", "interval_note", "results_table", "spread_note", "strategy_table", "with_seed_spread",
 ]
 
 GROUP_COLUMNS = (
@@ -34,11 +35,18 @@ GROUP_COLUMNS = (
 
 RESULT_COLUMNS = (
     "protected_attribute", "metric", "strategy", "model", "seed", "value", "ci_low", "ci_high",
-    "p_value", "p_adjusted", "minimum_detectable_gap", "significant", "significant_adjusted",
+    "ci_method", "p_value", "p_adjusted", "minimum_detectable_gap", "significant", "significant_adjusted",
     "rate_disadvantaged", "rate_advantaged", "n_disadvantaged", "n_advantaged",
     "small_sample_warning", "note",
 )
 """The columns of :func:`audit_results`, in order."""
+
+SPREAD_RESULT_COLUMNS = ("seed_n", "seed_mean", "seed_sd", "seed_min", "seed_max",
+                         "seed_share_significant_adjusted", "seed_share_opposite_sign")
+"""The columns :func:`with_seed_spread` adds: the spread of each gap over the seed sweep."""
+
+HEADLINE_METRICS = ("demographic_parity_diff", "equal_opportunity_diff", "false_positive_rate_diff")
+"""The metrics of an audit's headline rows (see :func:`headline_rows`)."""
 
 METRIC_LABELS = {
     "demographic_parity_diff": "demographic parity",
@@ -195,11 +203,13 @@ def results_table(rows: pd.DataFrame, *, alpha: float = 0.05) -> pd.DataFrame:
     -------
     pandas.DataFrame
         Indexed by attribute and metric, with text columns: the gap (signed; the disparate
-        impact ratio unsigned), its 95% interval, the p-value and the Holm p-value as
+        impact ratio unsigned), its 95% interval (:func:`interval_note` names its method), the p-value and the Holm p-value as
         :func:`faircode.significance.format_p` writes them, the minimum detectable gap, the
-        rows compared, whether it is a finding, and the small-sample flag.
+        rows compared, whether it is a finding, and the small-sample flag. Rows joined by
+        :func:`with_seed_spread` add the gap's standard deviation and range over the seed
+        sweep and the share of seeds whose gap has the other sign than the headline seed's.
     """
-    return pd.DataFrame({
+    table = pd.DataFrame({
         "attribute": rows.protected_attribute,
         "metric": rows.metric.map(METRIC_LABELS),
         "gap": [_gap_text(v, m) for v, m in zip(rows.value, rows.metric)],
@@ -212,6 +222,14 @@ def results_table(rows: pd.DataFrame, *, alpha: float = 0.05) -> pd.DataFrame:
         "finding": ["yes" if p < alpha else "no" for p in rows.p_adjusted],
         "small sample": rows.small_sample_warning.map({True: "yes", False: ""}),
     }).set_index(["attribute", "metric"])
+    if "seed_sd" in rows.columns:
+        table = table.assign(**{
+            "seed sd": rows.seed_sd.map(_spread_text).to_numpy(),
+            "seed range": [f"{_gap_text(lo, m)} to {_gap_text(hi, m)}"
+                           for lo, hi, m in zip(rows.seed_min, rows.seed_max, rows.metric)],
+            "seeds opposite sign": rows.seed_share_opposite_sign.map(_share_text).to_numpy(),
+        })
+    return table
 
 
 def strategy_table(
@@ -259,6 +277,171 @@ def strategy_table(
     return table.assign(**{"balanced accuracy": accuracy.map("{:.3f}".format)})
 
 
+def with_seed_spread(rows: pd.DataFrame, audit: str | Path, results_dir: str | Path | None = None, *,
+                     missing: str = "raise") -> pd.DataFrame:
+    """Join to rows of :func:`audit_results` how each gap moves over the seed sweep.
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+        Rows of :func:`audit_results` (with the ``strategy`` and ``model`` columns).
+    audit : str or pathlib.Path
+        The audit the rows belong to (slug, display name or folder).
+    results_dir : str or pathlib.Path, optional
+        The folder of ``results_seed_spread.csv``; the repository's ``results/`` by default.
+    missing : {"raise", "keep"}, default "raise"
+        What to do when the sweep lacks a row (or the file is missing): raise, or keep the
+        row with NaN spread columns; ``rows.attrs["seed_spread"]`` then says what is missing.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``rows`` with the columns :data:`SPREAD_RESULT_COLUMNS` added: the number of seeds,
+        the mean, standard deviation, minimum and maximum of the gap over the seeds, the share
+        of seeds where it is a finding after the Holm adjustment, and the share whose gap has
+        the other sign than the headline seed's.
+
+    Raises
+    ------
+    BenchmarkError
+        When the spread file is missing, or holds no row for one of ``rows``.
+
+    Examples
+    --------
+    >>> rows = with_seed_spread(audit_results("german_credit_lending"), "german_credit_lending")
+    >>> int(rows.seed_n.min()) >= 30
+    True
+    """
+    from faircode.benchmark import load_seed_spread  # the benchmark imports this module's neighbours
+
+    if missing not in ("raise", "keep"):
+        raise ValueError(f"with_seed_spread: missing must be 'raise' or 'keep'; got {missing!r}")
+    path = Path(results_dir) if results_dir is not None else default_results_dir()
+    try:
+        spread = load_seed_spread(path)
+    except BenchmarkError as error:
+        if missing == "raise":
+            raise
+        kept = rows.assign(**{column: np.nan for column in SPREAD_RESULT_COLUMNS})
+        kept.attrs["seed_spread"] = str(error)
+        return kept
+    spread = spread[spread.audit == _slug(audit)].rename(columns={
+        "n_seeds": "seed_n", "mean": "seed_mean", "sd": "seed_sd", "min": "seed_min", "max": "seed_max",
+        "share_significant_adjusted": "seed_share_significant_adjusted",
+        "share_opposite_sign": "seed_share_opposite_sign"})
+    key = ["protected_attribute", "strategy", "model", "metric"]
+    joined = rows.merge(spread[key + list(SPREAD_RESULT_COLUMNS)], on=key, how="left", validate="many_to_one")
+    absent = joined[joined.seed_n.isna()]
+    if not absent.empty:
+        first = absent.iloc[0]
+        message = (f"{path}: the seed spread has no row for {_slug(audit)} {first.protected_attribute} "
+                   f"{first.strategy} {first.model} {first.metric}; rerun the sweep "
+                   "(`python -m faircode.benchmark --seeds 0-29,42 --sweep --out results`)")
+        if missing == "raise":
+            raise BenchmarkError(message)
+        joined.attrs["seed_spread"] = message
+    return joined
+
+
+def interval_note(rows: pd.DataFrame) -> str:
+    """One line naming the interval method of each kind of metric in rows of :func:`audit_results`.
+
+    Examples
+    --------
+    >>> rows = pd.DataFrame({"metric": ["demographic_parity_diff", "disparate_impact_ratio"],
+    ...                      "ci_method": ["agresti_caffo", "miettinen_nurminen_ratio"]})
+    >>> interval_note(rows)
+    'intervals: agresti_caffo (gaps), miettinen_nurminen_ratio (disparate impact ratio)'
+    """
+    kinds = {"disparate_impact_ratio": "disparate impact ratio", "equalized_odds_diff": "equalized odds"}
+    named: dict[str, list[str]] = {}
+    for metric, method in zip(rows.metric, rows.ci_method):
+        if isinstance(method, str):
+            kind = kinds.get(metric, "gaps")
+            named.setdefault(method, [])
+            if kind not in named[method]:
+                named[method].append(kind)
+    return "intervals: " + ", ".join(f"{m} ({', '.join(k)})" for m, k in named.items())
+
+
+def spread_note(rows: pd.DataFrame) -> str:
+    """One line on the seed columns of rows from :func:`with_seed_spread`: how many splits
+    they summarise, or what the sweep lacks."""
+    if "seed_n" not in rows.columns:
+        return "no seed spread joined"
+    if rows.seed_n.isna().any():
+        return f"seed columns n/a for {int(rows.seed_n.isna().sum())} row(s): {rows.attrs.get('seed_spread', 'not in the sweep')}"
+    return f"seed columns: the gap over {rows.seed_n.max():.0f} splits of the seed sweep (seeds 0-29 and 42)"
+
+
+def headline_rows(audit: str | Path, results_dir: str | Path | None = None, *,
+                  model: str = "logistic_regression") -> pd.DataFrame:
+    """An audit's headline rows: the baseline model's flag-rate and error-rate gaps on the
+    primary attribute, with their seed spread.
+
+    Parameters
+    ----------
+    audit : str or pathlib.Path
+        An audit slug, display name or folder path.
+    results_dir : str or pathlib.Path, optional
+        The folder of the results files; the repository's ``results/`` by default.
+    model : str, default "logistic_regression"
+        The model (or deployed score) whose rows are the headline.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per metric of :data:`HEADLINE_METRICS`, as :func:`with_seed_spread` returns them.
+
+    Examples
+    --------
+    >>> list(headline_rows("compas").metric)
+    ['demographic_parity_diff', 'equal_opportunity_diff', 'false_positive_rate_diff']
+    """
+    primary = load_manifest(find_manifest_path(audit)).primary_attribute
+    rows = audit_results(audit, results_dir, strategy="baseline", model=model)
+    rows = rows[(rows.protected_attribute == primary) & rows.metric.isin(HEADLINE_METRICS)]
+    return with_seed_spread(rows.reset_index(drop=True), audit, results_dir)
+
+
+def favourable_ratio(rows: pd.DataFrame) -> pd.DataFrame:
+    """The impact ratio of the favourable outcome, for audits whose positive label is adverse.
+
+    The results file's ``disparate_impact_ratio`` divides the rates of the *positive*
+    prediction. When a positive prediction is a harm (a denial, a flag), the four-fifths rule
+    reads the ratio of the favourable outcome instead: ``(1 - rate_disadvantaged) /
+    (1 - rate_advantaged)``. This function computes it from the demographic-parity rows.
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+        Rows of :func:`audit_results`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by attribute: the favourable rate of each group, their ratio, and whether
+        the ratio is below the four-fifths threshold (0.8).
+
+    Examples
+    --------
+    >>> rows = pd.DataFrame({"protected_attribute": ["sex"], "metric": ["demographic_parity_diff"],
+    ...                      "rate_disadvantaged": [0.5], "rate_advantaged": [0.2]})
+    >>> float(favourable_ratio(rows).loc["sex", "favourable ratio"])
+    0.625
+    """
+    parity = rows[rows.metric == "demographic_parity_diff"].set_index("protected_attribute")
+    favourable_low, favourable_high = 1 - parity.rate_disadvantaged, 1 - parity.rate_advantaged
+    table = pd.DataFrame({
+        "favourable rate (disadv.)": favourable_low,
+        "favourable rate (adv.)": favourable_high,
+        "favourable ratio": favourable_low / favourable_high,
+    })
+    table["below four-fifths"] = table["favourable ratio"] < 0.8
+    table.index.name = "attribute"
+    return table.round(3)
+
+
 def default_results_dir() -> Path:
     """The repository's ``results/`` folder (next to the faircode package)."""
     return Path(__file__).resolve().parent.parent / "results"
@@ -300,6 +483,14 @@ def _select(table: pd.DataFrame, path: Path, slug: str, field: str, value) -> pd
 def _p_text(p: float) -> str:
     """A p-value as format_p prints it, without the leading "p = " (or "p ")."""
     return format_p(p).removeprefix("p = ").removeprefix("p ")
+
+
+def _spread_text(value: float) -> str:
+    return "n/a" if pd.isna(value) else f"{value:.3f}"
+
+
+def _share_text(value: float) -> str:
+    return "n/a" if pd.isna(value) else f"{value:.0%}"
 
 
 def _gap_text(value: float, metric: str = "") -> str:

@@ -1,20 +1,46 @@
 # Generated from explainers/audit-mortgage-denial.md by `python build.py`: edit the Markdown, not this file.
 # Run from the repository root: PYTHONPATH=. python explainers/code/audit-mortgage-denial.py
 
-# --- block 1 (explainers/audit-mortgage-denial.md, line 23) ---
+import sys as _sys
+from pathlib import Path as _Path
+
+
+def _show(value):
+    """Print what a notebook shows for a block's last expression (tables as text)."""
+    if value is not None:
+        print(value.to_string() if hasattr(value, "to_string") else repr(value))
+
+
+def _figures(block):
+    """Save the block's matplotlib figures beside this script, or show them on a display."""
+    plt = _sys.modules.get("matplotlib.pyplot")
+    if plt is None or not plt.get_fignums():
+        return
+    if plt.get_backend().lower() not in ("agg", "pdf", "svg", "ps", "cairo", "template"):
+        plt.show()
+        return
+    for k, number in enumerate(plt.get_fignums()):
+        path = _Path(__file__).with_name(f"{_Path(__file__).stem}-{block}-{k}.png")
+        plt.figure(number).savefig(path, bbox_inches="tight")
+        print(f"saved {path.name}")
+    plt.close("all")
+
+# --- block 1 (explainers/audit-mortgage-denial.md, line 27) ---
 from faircode.audit_summary import audit_overview
 from faircode.benchmark import load_audit
 
 audit = load_audit("mortgage_denial")
 manifest = audit.manifest
 print(audit_overview(audit))
+_figures(1)
 
-# --- block 2 (explainers/audit-mortgage-denial.md, line 41) ---
+# --- block 2 (explainers/audit-mortgage-denial.md, line 45) ---
 from faircode.audit_summary import audit_groups, describe_groups, group_table
 
 groups = audit_groups(audit)
 print(describe_groups(groups))
-group_table(groups)
+_show(group_table(groups))
+_figures(2)
 
 # --- block 3 (explainers/audit-mortgage-denial.md, line 60) ---
 from faircode.audit_summary import audit_results, results_table
@@ -22,12 +48,19 @@ from faircode.significance import SMALL_SAMPLE_SIZE
 
 ALPHA = 0.05
 
-results = audit_results("mortgage_denial", strategy="baseline", model="logistic_regression")
+from faircode.audit_summary import interval_note, spread_note, with_seed_spread
+
+results = with_seed_spread(audit_results("mortgage_denial", strategy="baseline", model="logistic_regression"), "mortgage_denial",
+                           missing="keep")
+row = results.set_index(["protected_attribute", "metric"])
 print(f"{len(results)} tests, Holm-adjusted together; a finding is a Holm p below {ALPHA}; "
       f"small sample: a group under {SMALL_SAMPLE_SIZE} rows")
-results_table(results, alpha=ALPHA)
+print(interval_note(results))
+print(spread_note(results))
+_show(results_table(results, alpha=ALPHA))
+_figures(3)
 
-# --- block 4 (explainers/audit-mortgage-denial.md, line 83) ---
+# --- block 4 (explainers/audit-mortgage-denial.md, line 95) ---
 import matplotlib.pyplot as plt
 from faircode.audit_summary import METRIC_LABELS
 from faircode.plots import forest_panels
@@ -35,11 +68,13 @@ from faircode.plots import forest_panels
 gaps = results[results.metric != "disparate_impact_ratio"]       # a ratio has another scale
 gaps = gaps.assign(name=gaps.metric.map(METRIC_LABELS))
 forest_panels(gaps, by="protected_attribute", label="name", highlight="significant_adjusted")
-plt.show()
+_show(plt.show())
+_figures(4)
 
-# --- block 5 (explainers/audit-mortgage-denial.md, line 104) ---
+# --- block 5 (explainers/audit-mortgage-denial.md, line 113) ---
 from faircode.audit_summary import strategy_table
 
 primary = manifest.primary_attribute
 print(f"attribute {primary}, logistic regression; gaps are disadvantaged minus advantaged")
-strategy_table("mortgage_denial", primary, model="logistic_regression")
+_show(strategy_table("mortgage_denial", primary, model="logistic_regression"))
+_figures(5)

@@ -1,7 +1,31 @@
 # Generated from explainers/bootstrap-confidence-intervals.md by `python build.py`: edit the Markdown, not this file.
 # Run from the repository root: PYTHONPATH=. python explainers/code/bootstrap-confidence-intervals.py
 
-# --- block 1 (explainers/bootstrap-confidence-intervals.md, line 53) ---
+import sys as _sys
+from pathlib import Path as _Path
+
+
+def _show(value):
+    """Print what a notebook shows for a block's last expression (tables as text)."""
+    if value is not None:
+        print(value.to_string() if hasattr(value, "to_string") else repr(value))
+
+
+def _figures(block):
+    """Save the block's matplotlib figures beside this script, or show them on a display."""
+    plt = _sys.modules.get("matplotlib.pyplot")
+    if plt is None or not plt.get_fignums():
+        return
+    if plt.get_backend().lower() not in ("agg", "pdf", "svg", "ps", "cairo", "template"):
+        plt.show()
+        return
+    for k, number in enumerate(plt.get_fignums()):
+        path = _Path(__file__).with_name(f"{_Path(__file__).stem}-{block}-{k}.png")
+        plt.figure(number).savefig(path, bbox_inches="tight")
+        print(f"saved {path.name}")
+    plt.close("all")
+
+# --- block 1 (explainers/bootstrap-confidence-intervals.md, line 61) ---
 import numpy as np
 import pandas as pd
 
@@ -21,12 +45,13 @@ chosen = [("compas_score", "race", "demographic_parity_diff"),
 for model, attribute, metric in chosen:
     r = result_row(model, attribute, metric)
     print(f"{model} / {attribute} / {metric}")
-    print(f"  gap {r.value:+.3f}, 95% interval {r.ci_low:+.3f} to {r.ci_high:+.3f}"
+    print(f"  gap {r.value:+.3f}, 95% {r.ci_method} interval {r.ci_low:+.3f} to {r.ci_high:+.3f}"
           f" (width {r.ci_high - r.ci_low:.3f}), p {r.p_value:.2g}")
     print(f"  groups of {r.n_disadvantaged} and {r.n_advantaged},"
           f" small-sample warning {r.small_sample_warning}")
+_figures(1)
 
-# --- block 2 (explainers/bootstrap-confidence-intervals.md, line 98) ---
+# --- block 2 (explainers/bootstrap-confidence-intervals.md, line 107) ---
 from scipy.stats import bootstrap
 from faircode.benchmark import load_audit
 from faircode.significance import bootstrap_ci
@@ -36,8 +61,8 @@ score = audit.manifest.deployed_scores[0]              # decile_score, at least 
 test = audit.idx_test
 flagged = (audit.df[score.column].to_numpy()[test] >= score.at_least).astype(float)
 reoffended = audit.y.to_numpy()[test] == 1
-race = audit.masks["race"].to_numpy()[test]            # 1 = African-American, 0 = Caucasian
-race_sex = audit.masks["race_x_sex"].to_numpy()[test]  # 1 = African-American men, 0 = Caucasian women
+race = audit.masks["race"].to_numpy()[test]            # 1 = Black, 0 = white
+race_sex = audit.masks["race_x_sex"].to_numpy()[test]  # 1 = Black men, 0 = white women
 print(f"flagged when {score.column} is at least {score.at_least:g}; {len(test)} test rows")
 
 
@@ -72,11 +97,12 @@ for name, (a, b) in groups.items():
     }
     for method, (low, high) in intervals.items():
         print(f"  {method:22} {low:+.3f} to {high:+.3f}")
+_figures(2)
 
-# --- block 3 (explainers/bootstrap-confidence-intervals.md, line 158) ---
+# --- block 3 (explainers/bootstrap-confidence-intervals.md, line 169) ---
 from scipy.stats import binomtest
 
-r = result_row("logistic_regression", "race_x_sex", "predictive_parity_diff")
+r = third = result_row("logistic_regression", "race_x_sex", "predictive_parity_diff")
 print(f"advantaged group: {r.n_advantaged} people flagged, rate {r.rate_advantaged:.2f}")
 n, ones = int(r.n_advantaged), int(round(r.n_advantaged * r.rate_advantaged))
 group = np.r_[np.ones(ones), np.zeros(n - ones)]
@@ -87,8 +113,14 @@ print(f"2000 bootstrap resamples of that group give {len(resampled)} distinct ra
 exact = binomtest(ones, n).proportion_ci(0.95)
 print(f"exact (Clopper-Pearson) 95% interval for that group's rate:"
       f" {exact.low:.3f} to {exact.high:.3f}")
+n_other, ones_other = int(r.n_disadvantaged), int(round(r.n_disadvantaged * r.rate_disadvantaged))
+other = np.r_[np.ones(ones_other), np.zeros(n_other - ones_other)]
+boot_low, boot_high = bootstrap_ci(other, group, n_resamples=2000, random_state=0)
+print(f"the gap: percentile bootstrap {boot_low:+.3f} to {boot_high:+.3f} (width {boot_high - boot_low:.3f}); "
+      f"results/ ({r.ci_method}) {r.ci_low:+.3f} to {r.ci_high:+.3f} (width {r.ci_high - r.ci_low:.3f})")
+_figures(3)
 
-# --- block 4 (explainers/bootstrap-confidence-intervals.md, line 185) ---
+# --- block 4 (explainers/bootstrap-confidence-intervals.md, line 205) ---
 import matplotlib.pyplot as plt
 from faircode.plots import forest_plot
 
@@ -102,16 +134,18 @@ forest["row"] = forest.protected_attribute + ": " + metric_names
 forest["smaller_group"] = forest[["n_disadvantaged", "n_advantaged"]].min(axis=1)
 
 fig, ax = plt.subplots(figsize=(8.5, 7))
-forest_plot(forest, label="row", highlight="significant", ax=ax)
+forest_plot(forest, label="row", highlight="significant_adjusted", ax=ax)
 for y, size in zip(range(len(forest) - 1, -1, -1), forest.smaller_group):   # first row on top
     ax.text(1.01, y, f"{size}", transform=ax.get_yaxis_transform(), va="center",
             fontsize=8, color="#555555")
 ax.tick_params(axis="y", labelsize=8)
-ax.set_xlabel("gap (disadvantaged - advantaged) with 95% bootstrap interval")
+ax.set_xlabel(f"gap (disadvantaged - advantaged) with 95% interval ({forest.ci_method.iloc[0]})")
 fig.tight_layout()
 plt.show()
 
 clear_of_zero = (forest.ci_low > 0) | (forest.ci_high < 0)
-for r in forest[clear_of_zero & ~forest.significant.astype(bool)].itertuples():
-    print(f"interval clear of zero, p-value not below alpha: {r.row},"
-          f" {r.ci_low:+.3f} to {r.ci_high:+.3f}, p {r.p_value:.3f}")
+listed = forest[clear_of_zero & ~forest.significant_adjusted.astype(bool)]
+for r in listed.itertuples():
+    print(f"interval clear of zero, not a finding after Holm: {r.row},"
+          f" {r.ci_low:+.3f} to {r.ci_high:+.3f}, p {r.p_value:.3f}, Holm p {r.p_adjusted:.3f}")
+_figures(4)

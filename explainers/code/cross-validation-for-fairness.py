@@ -1,7 +1,31 @@
 # Generated from explainers/cross-validation-for-fairness.md by `python build.py`: edit the Markdown, not this file.
 # Run from the repository root: PYTHONPATH=. python explainers/code/cross-validation-for-fairness.py
 
-# --- block 1 (explainers/cross-validation-for-fairness.md, line 46) ---
+import sys as _sys
+from pathlib import Path as _Path
+
+
+def _show(value):
+    """Print what a notebook shows for a block's last expression (tables as text)."""
+    if value is not None:
+        print(value.to_string() if hasattr(value, "to_string") else repr(value))
+
+
+def _figures(block):
+    """Save the block's matplotlib figures beside this script, or show them on a display."""
+    plt = _sys.modules.get("matplotlib.pyplot")
+    if plt is None or not plt.get_fignums():
+        return
+    if plt.get_backend().lower() not in ("agg", "pdf", "svg", "ps", "cairo", "template"):
+        plt.show()
+        return
+    for k, number in enumerate(plt.get_fignums()):
+        path = _Path(__file__).with_name(f"{_Path(__file__).stem}-{block}-{k}.png")
+        plt.figure(number).savefig(path, bbox_inches="tight")
+        print(f"saved {path.name}")
+    plt.close("all")
+
+# --- block 1 (explainers/cross-validation-for-fairness.md, line 50) ---
 import numpy as np
 from sklearn.model_selection import StratifiedKFold, train_test_split
 from faircode.benchmark import load_audit
@@ -43,19 +67,21 @@ german = load_audit("german_credit_lending")
 age = german.masks["age"].to_numpy().astype(int)       # 1 = the young group
 print(f"{len(age)} applicants, {age.sum()} of them aged {german.df.age[age == 1].max()} or under")
 
-r = single_split(german, age, german.manifest.random_state)
-print(f"single split, seed {german.manifest.random_state}: gap {r.gap:+.3f} "
-      f"[{r.ci_low:+.3f}, {r.ci_high:+.3f}], p {r.p_value:.3f}, {r.n_a} young of {r.n_a + r.n_b} test rows")
+single = single_split(german, age, german.manifest.random_state)
+print(f"single split, seed {german.manifest.random_state}: gap {single.gap:+.3f} "
+      f"[{single.ci_low:+.3f}, {single.ci_high:+.3f}], p {single.p_value:.3f}, "
+      f"{single.n_a} young of {single.n_a + single.n_b} test rows")
 
 folds, out_of_fold = cross_validated(german, age)
 fold_gaps = np.array([f.gap for f in folds])
 print("5 folds:", " ".join(f"{g:+.3f}" for g in fold_gaps),
       f"| mean {fold_gaps.mean():+.3f}, sd {fold_gaps.std(ddof=1):.3f}")
-r = gap_report(out_of_fold, age)
-print(f"pooled out-of-fold: gap {r.gap:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}], "
-      f"p {r.p_value:.4f}, {r.n_a} young of {r.n_a + r.n_b} rows")
+pooled = gap_report(out_of_fold, age)
+print(f"pooled out-of-fold: gap {pooled.gap:+.3f} [{pooled.ci_low:+.3f}, {pooled.ci_high:+.3f}], "
+      f"p {pooled.p_value:.4f}, {pooled.n_a} young of {pooled.n_a + pooled.n_b} rows")
+_figures(1)
 
-# --- block 2 (explainers/cross-validation-for-fairness.md, line 112) ---
+# --- block 2 (explainers/cross-validation-for-fairness.md, line 126) ---
 singles = np.array([single_split(german, age, seed).gap for seed in range(30)])
 repeats = [cross_validated(german, age, seed=seed)[0] for seed in range(6)]
 repeat_folds = np.array([[f.gap for f in folds] for folds in repeats])
@@ -65,8 +91,9 @@ print(f"30 single splits:     mean {singles.mean():+.3f}, sd {singles.std(ddof=1
 print(f"6 five-fold repeats:  mean {cv_means.mean():+.3f}, sd {cv_means.std(ddof=1):.3f}, "
       f"range {cv_means.min():+.3f} to {cv_means.max():+.3f}")
 print(f"all {repeat_folds.size} folds:         sd {repeat_folds.std(ddof=1):.3f}")
+_figures(2)
 
-# --- block 3 (explainers/cross-validation-for-fairness.md, line 136) ---
+# --- block 3 (explainers/cross-validation-for-fairness.md, line 150) ---
 benefits = load_audit("benefits_denial")
 sex = benefits.masks["sex"].to_numpy().astype(int)     # 1 = women
 print(f"{len(sex)} adults, {sex.sum()} of them women")
@@ -80,8 +107,21 @@ print("5 folds:", " ".join(f"{g:+.4f}" for g in benefit_gaps),
       f"| mean {benefit_gaps.mean():+.4f}, sd {benefit_gaps.std(ddof=1):.4f}")
 r_pooled = gap_report(benefit_oof, sex)
 print(f"pooled out-of-fold: gap {r_pooled.gap:+.4f} [{r_pooled.ci_low:+.4f}, {r_pooled.ci_high:+.4f}]")
+_figures(3)
 
-# --- block 4 (explainers/cross-validation-for-fairness.md, line 162) ---
+# --- block 4 (explainers/cross-validation-for-fairness.md, line 178) ---
+from scipy.stats import chi2
+
+split_gaps = np.array([single_split(benefits, sex, seed).gap for seed in range(30)])
+splits_sd = split_gaps.std(ddof=1)
+dof = len(benefit_gaps) - 1
+fold_sd = benefit_gaps.std(ddof=1)
+sd_low, sd_high = fold_sd * np.sqrt(dof / chi2.ppf([0.975, 0.025], dof))
+print(f"fold sd {fold_sd:.4f}, 95% interval for the true sd {sd_low:.4f} to {sd_high:.4f}; "
+      f"sd over 30 single splits {splits_sd:.4f}")
+_figures(4)
+
+# --- block 5 (explainers/cross-validation-for-fairness.md, line 204) ---
 import matplotlib.pyplot as plt
 
 fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.5))
@@ -110,4 +150,5 @@ right.invert_yaxis()
 right.set_xlabel("gap in share flagged (women minus men), 95% interval")
 right.set_title("Benefits Denial, sex")
 fig.tight_layout()
-plt.show()
+_show(plt.show())
+_figures(5)

@@ -1,7 +1,31 @@
 # Generated from explainers/demographic-parity.md by `python build.py`: edit the Markdown, not this file.
 # Run from the repository root: PYTHONPATH=. python explainers/code/demographic-parity.py
 
-# --- block 1 (explainers/demographic-parity.md, line 59) ---
+import sys as _sys
+from pathlib import Path as _Path
+
+
+def _show(value):
+    """Print what a notebook shows for a block's last expression (tables as text)."""
+    if value is not None:
+        print(value.to_string() if hasattr(value, "to_string") else repr(value))
+
+
+def _figures(block):
+    """Save the block's matplotlib figures beside this script, or show them on a display."""
+    plt = _sys.modules.get("matplotlib.pyplot")
+    if plt is None or not plt.get_fignums():
+        return
+    if plt.get_backend().lower() not in ("agg", "pdf", "svg", "ps", "cairo", "template"):
+        plt.show()
+        return
+    for k, number in enumerate(plt.get_fignums()):
+        path = _Path(__file__).with_name(f"{_Path(__file__).stem}-{block}-{k}.png")
+        plt.figure(number).savefig(path, bbox_inches="tight")
+        print(f"saved {path.name}")
+    plt.close("all")
+
+# --- block 1 (explainers/demographic-parity.md, line 64) ---
 import numpy as np
 import pandas as pd
 from faircode.benchmark import load_audit
@@ -25,8 +49,9 @@ for attribute in ("race", "gender", "race_x_gender"):
           f"(n {ratio.n_disadvantaged} vs {ratio.n_advantaged}) | ratio {ratio.value:.3f}, "
           f"95% interval {ratio.ci_low:.3f} to {ratio.ci_high:.3f}, p {ratio.p_value:.2g} | "
           f"under four-fifths: {ratio.value < FOUR_FIFTHS}")
+_figures(1)
 
-# --- block 2 (explainers/demographic-parity.md, line 107) ---
+# --- block 2 (explainers/demographic-parity.md, line 113) ---
 from faircode.models import build_model
 
 benefits = load_audit("benefits_denial")
@@ -39,7 +64,8 @@ outcome = benefits.y.to_numpy()[test]
 compas = load_audit("compas")
 high_risk = (compas.df["decile_score"] >= 5).astype(int).to_numpy()   # the deployed score's cut
 audits = [("Benefits", benefits.masks, test, outcome, flagged, ("sex", "race", "age")),
-          ("COMPAS", compas.masks, slice(None), compas.y.to_numpy(), high_risk, ("race",))]
+          ("COMPAS", compas.masks, compas.idx_test, compas.y.to_numpy()[compas.idx_test],
+           high_risk[compas.idx_test], ("race",))]
 
 adverse = []                                      # ratios of the harm, for the figure
 for name, masks, rows, truth, harm_decision, attributes in audits:
@@ -53,8 +79,9 @@ for name, masks, rows, truth, harm_decision, attributes in audits:
               f"ratio of harm {harm.value:.2f} | not flagged {kept.rate_disadvantaged:.3f} vs "
               f"{kept.rate_advantaged:.3f}, ratio {kept.value:.3f} "
               f"[{kept.ci_low:.3f}, {kept.ci_high:.3f}], p {kept.p_value:.2g}")
+_figures(2)
 
-# --- block 3 (explainers/demographic-parity.md, line 148) ---
+# --- block 3 (explainers/demographic-parity.md, line 155) ---
 import matplotlib.pyplot as plt
 
 fig, ax = plt.subplots(figsize=(7.5, 4.2))
@@ -73,4 +100,5 @@ ax.invert_yaxis()
 ax.set_xlabel("disparate impact ratio (disadvantaged / advantaged)")
 ax.set_title("Favourable outcome (filled) and harmful label (hollow)")
 fig.tight_layout()
-plt.show()
+_show(plt.show())
+_figures(3)

@@ -1,7 +1,31 @@
 # Generated from explainers/disaggregated-evaluation.md by `python build.py`: edit the Markdown, not this file.
 # Run from the repository root: PYTHONPATH=. python explainers/code/disaggregated-evaluation.py
 
-# --- block 1 (explainers/disaggregated-evaluation.md, line 50) ---
+import sys as _sys
+from pathlib import Path as _Path
+
+
+def _show(value):
+    """Print what a notebook shows for a block's last expression (tables as text)."""
+    if value is not None:
+        print(value.to_string() if hasattr(value, "to_string") else repr(value))
+
+
+def _figures(block):
+    """Save the block's matplotlib figures beside this script, or show them on a display."""
+    plt = _sys.modules.get("matplotlib.pyplot")
+    if plt is None or not plt.get_fignums():
+        return
+    if plt.get_backend().lower() not in ("agg", "pdf", "svg", "ps", "cairo", "template"):
+        plt.show()
+        return
+    for k, number in enumerate(plt.get_fignums()):
+        path = _Path(__file__).with_name(f"{_Path(__file__).stem}-{block}-{k}.png")
+        plt.figure(number).savefig(path, bbox_inches="tight")
+        print(f"saved {path.name}")
+    plt.close("all")
+
+# --- block 1 (explainers/disaggregated-evaluation.md, line 60) ---
 import numpy as np
 import pandas as pd
 from scipy.stats import binomtest
@@ -22,8 +46,9 @@ print(f"{len(rows)} defendants, {len(did_not_reoffend)} of whom did not reoffend
 print(f"everyone: accuracy {np.mean(rows.flagged == rows.reoffended):.3f}, "
       f"false positive rate {did_not_reoffend.flagged.mean():.3f}")
 print(f"small-sample flag below {SMALL_SAMPLE_SIZE} rows")
+_figures(1)
 
-# --- block 2 (explainers/disaggregated-evaluation.md, line 78) ---
+# --- block 2 (explainers/disaggregated-evaluation.md, line 88) ---
 def false_positive_rates(rows, by):
     """Per group: rows, accuracy, the false positive rate with its exact 95% interval,
     and the false negative rate (reoffenders not flagged)."""
@@ -57,9 +82,10 @@ def show(table):
 show(false_positive_rates(rows, "race"))
 print()
 cells = false_positive_rates(rows, ["race", "sex"])
-show(cells)
+_show(show(cells))
+_figures(2)
 
-# --- block 3 (explainers/disaggregated-evaluation.md, line 139) ---
+# --- block 3 (explainers/disaggregated-evaluation.md, line 150) ---
 from faircode.metrics import fairness_report
 
 report = fairness_report(rows.reoffended, rows.flagged,
@@ -69,18 +95,20 @@ for r in report.itertuples():
     print(f"{r.protected_attribute:10s} {r.metric:24s} gap {r.value:+.3f} "
           f"[{r.ci_low:+.3f}, {r.ci_high:+.3f}] p {r.p_value:.2g} | "
           f"n {r.n_disadvantaged} vs {r.n_advantaged} | detectable {r.minimum_detectable_gap:.3f}")
+_figures(3)
 
-# --- block 4 (explainers/disaggregated-evaluation.md, line 158) ---
+# --- block 4 (explainers/disaggregated-evaluation.md, line 169) ---
 print(f"{'':18s} men minus women, false positive rate")
-for race in ["African-American", "Caucasian", "Hispanic", "Other", "all races"]:
-    subset = did_not_reoffend if race == "all races" else did_not_reoffend[did_not_reoffend.race == race]
+for race in ["African-American", "Caucasian", "Hispanic", "Other"]:
+    subset = did_not_reoffend[did_not_reoffend.race == race]
     men = subset.flagged[subset.sex == "Male"]
     women = subset.flagged[subset.sex == "Female"]
     r = significance_report(men, women, random_state=0)
     print(f"{race:18s} gap {r.gap:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}] p {r.p_value:.3f} "
           f"(n {r.n_a} men, {r.n_b} women)")
+_figures(4)
 
-# --- block 5 (explainers/disaggregated-evaluation.md, line 177) ---
+# --- block 5 (explainers/disaggregated-evaluation.md, line 188) ---
 import matplotlib.pyplot as plt
 
 shown = cells[cells.negatives > 0].sort_values("fpr").reset_index(drop=True)
@@ -99,4 +127,5 @@ ax.set_xlim(-0.02, 1)
 ax.set_xlabel("false positive rate among people who did not reoffend (exact 95% interval)")
 ax.set_title("COMPAS score, flagged medium or high risk, by race and sex")
 fig.tight_layout()
-plt.show()
+_show(plt.show())
+_figures(5)

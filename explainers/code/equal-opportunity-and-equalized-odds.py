@@ -1,7 +1,31 @@
 # Generated from explainers/equal-opportunity-and-equalized-odds.md by `python build.py`: edit the Markdown, not this file.
 # Run from the repository root: PYTHONPATH=. python explainers/code/equal-opportunity-and-equalized-odds.py
 
-# --- block 1 (explainers/equal-opportunity-and-equalized-odds.md, line 60) ---
+import sys as _sys
+from pathlib import Path as _Path
+
+
+def _show(value):
+    """Print what a notebook shows for a block's last expression (tables as text)."""
+    if value is not None:
+        print(value.to_string() if hasattr(value, "to_string") else repr(value))
+
+
+def _figures(block):
+    """Save the block's matplotlib figures beside this script, or show them on a display."""
+    plt = _sys.modules.get("matplotlib.pyplot")
+    if plt is None or not plt.get_fignums():
+        return
+    if plt.get_backend().lower() not in ("agg", "pdf", "svg", "ps", "cairo", "template"):
+        plt.show()
+        return
+    for k, number in enumerate(plt.get_fignums()):
+        path = _Path(__file__).with_name(f"{_Path(__file__).stem}-{block}-{k}.png")
+        plt.figure(number).savefig(path, bbox_inches="tight")
+        print(f"saved {path.name}")
+    plt.close("all")
+
+# --- block 1 (explainers/equal-opportunity-and-equalized-odds.md, line 73) ---
 import numpy as np
 import pandas as pd
 from faircode.benchmark import load_audit
@@ -25,18 +49,21 @@ table = pd.DataFrame({"group": pd.Series(race).map({1: "Black", 0: "white"}),
                       "reoffended": reoffended, "flagged": deployed})
 print(table.pivot_table(index="group", columns="reoffended", values="flagged",
                         aggfunc=["mean", "size"]).round(4))
+_figures(1)
 
-# --- block 2 (explainers/equal-opportunity-and-equalized-odds.md, line 92) ---
+# --- block 2 (explainers/equal-opportunity-and-equalized-odds.md, line 105) ---
 from faircode.metrics import equal_opportunity_diff, false_positive_rate_diff, equalized_odds_diff
 
+records = {}
 for name, flagged in decisions.items():
     for metric in (equal_opportunity_diff, false_positive_rate_diff, equalized_odds_diff):
-        r = metric(reoffended, flagged, race, significance=True, confidence=0.95)
+        r = records[name, metric.__name__] = metric(reoffended, flagged, race, significance=True, confidence=0.95)
         print(f"{name:14s} {r.metric:25s} Black {r.rate_disadvantaged:.3f} white {r.rate_advantaged:.3f} "
               f"gap {r.value:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}] p {r.p_value:.1e} "
               f"(rows {r.n_disadvantaged} vs {r.n_advantaged}) {r.note}")
+_figures(2)
 
-# --- block 3 (explainers/equal-opportunity-and-equalized-odds.md, line 117) ---
+# --- block 3 (explainers/equal-opportunity-and-equalized-odds.md, line 133) ---
 from faircode.significance import stratified_permutation_test
 
 def largest_gap(flagged, group, outcome):
@@ -58,19 +85,22 @@ def stratified_shuffle_p(flagged, group, outcome, n_shuffles=2000, seed=0):
             rows = np.flatnonzero(outcome == y)
             shuffled[rows] = rng.permutation(group[rows])
         hits += largest_gap(flagged, shuffled, outcome) >= observed - 1e-12
-    return hits / n_shuffles
+    return (hits + 1) / (n_shuffles + 1)             # the observed labelling counts as one shuffle
 
 def strata(flagged, group, outcome):
     """(Black, white) decisions among reoffenders and among the others."""
     return [(flagged[(outcome == y) & (group == 1)], flagged[(outcome == y) & (group == 0)]) for y in (1, 0)]
 
+by_hand, exact = {}, {}
 for name, flagged in decisions.items():
-    by_hand = stratified_shuffle_p(flagged, race, reoffended)
-    exact = stratified_permutation_test(strata(flagged, race, reoffended), method="exact")
+    by_hand[name] = stratified_shuffle_p(flagged, race, reoffended)
+    exact[name] = stratified_permutation_test(strata(flagged, race, reoffended), method="exact")
     print(f"{name:14s} largest |gap| {largest_gap(flagged, race, reoffended):.3f} | "
-          f"by hand p {by_hand:.4f} (2000 shuffles) | faircode exact p {exact:.1e}")
+          f"by hand p {by_hand[name]:.5f} (smallest possible {1 / 2001:.5f}) | "
+          f"faircode exact p {exact[name]:.1e}")
+_figures(3)
 
-# --- block 4 (explainers/equal-opportunity-and-equalized-odds.md, line 156) ---
+# --- block 4 (explainers/equal-opportunity-and-equalized-odds.md, line 176) ---
 import matplotlib.pyplot as plt
 from scipy.stats import binomtest
 
@@ -97,4 +127,5 @@ axes[0].set_xlim(0, 0.8)
 axes[0].set_ylim(0, 0.9)
 axes[0].legend(loc="lower right")
 fig.tight_layout()
-plt.show()
+_show(plt.show())
+_figures(4)

@@ -1,7 +1,31 @@
 # Generated from explainers/label-bias.md by `python build.py`: edit the Markdown, not this file.
 # Run from the repository root: PYTHONPATH=. python explainers/code/label-bias.py
 
-# --- block 1 (explainers/label-bias.md, line 57) ---
+import sys as _sys
+from pathlib import Path as _Path
+
+
+def _show(value):
+    """Print what a notebook shows for a block's last expression (tables as text)."""
+    if value is not None:
+        print(value.to_string() if hasattr(value, "to_string") else repr(value))
+
+
+def _figures(block):
+    """Save the block's matplotlib figures beside this script, or show them on a display."""
+    plt = _sys.modules.get("matplotlib.pyplot")
+    if plt is None or not plt.get_fignums():
+        return
+    if plt.get_backend().lower() not in ("agg", "pdf", "svg", "ps", "cairo", "template"):
+        plt.show()
+        return
+    for k, number in enumerate(plt.get_fignums()):
+        path = _Path(__file__).with_name(f"{_Path(__file__).stem}-{block}-{k}.png")
+        plt.figure(number).savefig(path, bbox_inches="tight")
+        print(f"saved {path.name}")
+    plt.close("all")
+
+# --- block 1 (explainers/label-bias.md, line 61) ---
 import numpy as np
 import pandas as pd
 from faircode.benchmark import load_audit
@@ -41,8 +65,9 @@ for share in (0.0, 0.15, 0.3, 0.45):
 results = pd.DataFrame(rows)
 summary = results.groupby(["share unrecorded", "view"]).mean().drop(columns="draw")
 print(summary.round(3).to_string())
+_figures(1)
 
-# --- block 2 (explainers/label-bias.md, line 120) ---
+# --- block 2 (explainers/label-bias.md, line 124) ---
 from faircode.metrics import accuracy_diff
 
 recorded = recorded_label(0.3, np.random.default_rng(0))
@@ -52,8 +77,9 @@ for view, outcome in (("measured", recorded[test]), ("true", truth[test])):
     r = accuracy_diff(outcome, flagged, race[test], significance=True)
     print(f"{view:8s} accuracy Black {r.rate_disadvantaged:.4f} white {r.rate_advantaged:.4f} "
           f"gap {r.value:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}] p {r.p_value:.3f}")
+_figures(2)
 
-# --- block 3 (explainers/label-bias.md, line 139) ---
+# --- block 3 (explainers/label-bias.md, line 143) ---
 import matplotlib.pyplot as plt
 
 panels = [("base rate", "base-rate gap (Black − white)"), ("selection", "selection-rate gap (no label)"),
@@ -73,4 +99,5 @@ for ax, (column, title) in zip(axes, panels):
     ax.set_xlabel("share of white reoffences unrecorded")
 axes[0].legend(fontsize=8)
 fig.tight_layout()
-plt.show()
+_show(plt.show())
+_figures(3)

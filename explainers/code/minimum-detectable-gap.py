@@ -1,7 +1,31 @@
 # Generated from explainers/minimum-detectable-gap.md by `python build.py`: edit the Markdown, not this file.
 # Run from the repository root: PYTHONPATH=. python explainers/code/minimum-detectable-gap.py
 
-# --- block 2 (explainers/minimum-detectable-gap.md, line 47) ---
+import sys as _sys
+from pathlib import Path as _Path
+
+
+def _show(value):
+    """Print what a notebook shows for a block's last expression (tables as text)."""
+    if value is not None:
+        print(value.to_string() if hasattr(value, "to_string") else repr(value))
+
+
+def _figures(block):
+    """Save the block's matplotlib figures beside this script, or show them on a display."""
+    plt = _sys.modules.get("matplotlib.pyplot")
+    if plt is None or not plt.get_fignums():
+        return
+    if plt.get_backend().lower() not in ("agg", "pdf", "svg", "ps", "cairo", "template"):
+        plt.show()
+        return
+    for k, number in enumerate(plt.get_fignums()):
+        path = _Path(__file__).with_name(f"{_Path(__file__).stem}-{block}-{k}.png")
+        plt.figure(number).savefig(path, bbox_inches="tight")
+        print(f"saved {path.name}")
+    plt.close("all")
+
+# --- block 2 (explainers/minimum-detectable-gap.md, line 51) ---
 import numpy as np
 import pandas as pd
 from scipy.stats import norm
@@ -15,28 +39,30 @@ for n in (25, 50, 100, 200, 500, 1000, 5000):
     by_hand = multiplier * np.sqrt(0.5 * 0.5 * (2 / n))
     print(f"  {n:5d} per group: {minimum_detectable_gap(n, n, alpha=ALPHA, power=POWER):.3f}"
           f" (by hand {by_hand:.3f})")
+_figures(2)
 
-# --- block 3 (explainers/minimum-detectable-gap.md, line 75) ---
+# --- block 3 (explainers/minimum-detectable-gap.md, line 79) ---
 print("planted gap = the detectable gap; share of 4,000 simulated audits that detect it:")
 for n in (25, 100, 500, 1000):
     gap = minimum_detectable_gap(n, n)
     detected = simulated_power(n, n, gap, n_sim=4000, random_state=n)
     formula = power_at_gap(n, n, gap)
     print(f"  {n:5d} per group, gap {gap:.3f}: detected in {detected:.1%} (formula: {formula:.1%})")
+_figures(3)
 
-# --- block 4 (explainers/minimum-detectable-gap.md, line 97) ---
+# --- block 4 (explainers/minimum-detectable-gap.md, line 101) ---
 results = pd.read_csv("results/results_fairness.csv")
 rows = results[(results.strategy == "unawareness_proxy_removal")
                & (results.model == "logistic_regression")
                & (results.metric == "demographic_parity_diff")].copy()
 n_a, n_b = rows.n_disadvantaged, rows.n_advantaged
-rows["detectable"] = [minimum_detectable_gap(a, b) for a, b in zip(n_a, n_b)]
-print("matches the minimum_detectable_gap column of results/:",
-      np.allclose(rows.detectable, rows.minimum_detectable_gap))
+rows["detectable"] = [minimum_detectable_gap(a, b) for a, b in zip(n_a, n_b)]   # worst case, rate 0.5
 
 pooled = (rows.rate_disadvantaged * n_a + rows.rate_advantaged * n_b) / (n_a + n_b)
 rows["at_own_rate"] = [minimum_detectable_gap(a, b, rate=p) if 0 < p < 1 else np.nan
                        for a, b, p in zip(n_a, n_b, pooled)]
+reproduced = np.allclose(rows.at_own_rate, rows.minimum_detectable_gap, equal_nan=True)
+print("at the pooled rate, matches the minimum_detectable_gap column of results/:", reproduced)
 
 rows["rate"] = pooled
 print(f"\n{'audit / attribute':38} {'n (disadv, adv)':>16} {'rate':>5} {'detectable':>10}"
@@ -47,8 +73,9 @@ for r in rows.sort_values("detectable", ascending=False).itertuples():
     p_value = "< 1e-300" if r.p_value == 0 else f"{r.p_value:.2g}"  # so small it underflowed
     print(f"{r.audit + ' / ' + r.protected_attribute:38} {sizes:>16} {r.rate:5.3f}"
           f" {r.detectable:10.3f} {own:>11} {r.value:+9.3f} {p_value:>9}")
+_figures(4)
 
-# --- block 5 (explainers/minimum-detectable-gap.md, line 145) ---
+# --- block 5 (explainers/minimum-detectable-gap.md, line 154) ---
 import matplotlib.pyplot as plt
 from faircode.plots import power_curve
 
@@ -68,4 +95,5 @@ for line, r, (a, b) in zip(ax.get_lines(), picked, sizes.values()):
 ax.set_xlabel("true gap in rates (absolute)")
 ax.legend(frameon=False, fontsize=8, loc="lower right")
 fig.tight_layout()
-plt.show()
+_show(plt.show())
+_figures(5)

@@ -1,7 +1,31 @@
 # Generated from explainers/multiple-comparisons.md by `python build.py`: edit the Markdown, not this file.
 # Run from the repository root: PYTHONPATH=. python explainers/code/multiple-comparisons.py
 
-# --- block 1 (explainers/multiple-comparisons.md, line 54) ---
+import sys as _sys
+from pathlib import Path as _Path
+
+
+def _show(value):
+    """Print what a notebook shows for a block's last expression (tables as text)."""
+    if value is not None:
+        print(value.to_string() if hasattr(value, "to_string") else repr(value))
+
+
+def _figures(block):
+    """Save the block's matplotlib figures beside this script, or show them on a display."""
+    plt = _sys.modules.get("matplotlib.pyplot")
+    if plt is None or not plt.get_fignums():
+        return
+    if plt.get_backend().lower() not in ("agg", "pdf", "svg", "ps", "cairo", "template"):
+        plt.show()
+        return
+    for k, number in enumerate(plt.get_fignums()):
+        path = _Path(__file__).with_name(f"{_Path(__file__).stem}-{block}-{k}.png")
+        plt.figure(number).savefig(path, bbox_inches="tight")
+        print(f"saved {path.name}")
+    plt.close("all")
+
+# --- block 1 (explainers/multiple-comparisons.md, line 60) ---
 import numpy as np
 import pandas as pd
 from faircode.significance import adjust_p_values
@@ -19,8 +43,9 @@ print(f"significant at alpha {ALPHA}: raw {np.sum(p < ALPHA)}, Holm {np.sum(holm
       f"Benjamini-Hochberg {np.sum(bh < ALPHA)}")
 print(f"largest difference from the benchmark's p_adjusted column: "
       f"{np.max(np.abs(holm - family.p_adjusted.to_numpy())):.1e}")
+_figures(1)
 
-# --- block 2 (explainers/multiple-comparisons.md, line 80) ---
+# --- block 2 (explainers/multiple-comparisons.md, line 86) ---
 def holm_by_hand(p_values):
     """Holm's step-down adjusted p-values, in the input order."""
     p_values = np.asarray(p_values, dtype=float)
@@ -34,8 +59,9 @@ def holm_by_hand(p_values):
 
 
 print(f"hand-written Holm against faircode: largest difference {np.max(np.abs(holm_by_hand(p) - holm)):.1e}")
+_figures(2)
 
-# --- block 3 (explainers/multiple-comparisons.md, line 99) ---
+# --- block 3 (explainers/multiple-comparisons.md, line 105) ---
 family = family.assign(holm=holm, bh=bh)
 flagged = family[family.p_value < ALPHA].sort_values("p_value", ascending=False)
 verdict = lambda q: "yes" if q < ALPHA else "no"
@@ -45,8 +71,9 @@ for r in flagged.itertuples():
           f"{r.bh:7.3f}  {verdict(r.holm):>4} {verdict(r.bh):>2}")
     if r.holm < ALPHA:
         break
+_figures(3)
 
-# --- block 4 (explainers/multiple-comparisons.md, line 124) ---
+# --- block 4 (explainers/multiple-comparisons.md, line 130) ---
 from faircode.benchmark import load_audit
 from faircode.metrics import fairness_report
 from faircode.models import build_model
@@ -73,8 +100,9 @@ print(f"  raw p < {ALPHA}: {any_raw / N_FAMILIES:.1%} | Holm: {any_holm / N_FAMI
       f"Benjamini-Hochberg: {any_bh / N_FAMILIES:.1%}")
 n_tests = np.sum(~np.isnan(p_null))
 print(f"  as many independent tests would give: {1 - (1 - ALPHA) ** n_tests:.1%}")
+_figures(4)
 
-# --- block 5 (explainers/multiple-comparisons.md, line 165) ---
+# --- block 5 (explainers/multiple-comparisons.md, line 171) ---
 import matplotlib.pyplot as plt
 
 m = len(p)
@@ -98,4 +126,5 @@ ax.set_ylabel("raw p-value (log scale)")
 ax.set_title("Benefits Denial family: blue = kept by Holm, orange = by BH only, grey = neither", fontsize=10)
 ax.legend(frameon=False, loc="lower right")
 fig.tight_layout()
-plt.show()
+_show(plt.show())
+_figures(5)

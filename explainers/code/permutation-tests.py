@@ -1,7 +1,31 @@
 # Generated from explainers/permutation-tests.md by `python build.py`: edit the Markdown, not this file.
 # Run from the repository root: PYTHONPATH=. python explainers/code/permutation-tests.py
 
-# --- block 1 (explainers/permutation-tests.md, line 55) ---
+import sys as _sys
+from pathlib import Path as _Path
+
+
+def _show(value):
+    """Print what a notebook shows for a block's last expression (tables as text)."""
+    if value is not None:
+        print(value.to_string() if hasattr(value, "to_string") else repr(value))
+
+
+def _figures(block):
+    """Save the block's matplotlib figures beside this script, or show them on a display."""
+    plt = _sys.modules.get("matplotlib.pyplot")
+    if plt is None or not plt.get_fignums():
+        return
+    if plt.get_backend().lower() not in ("agg", "pdf", "svg", "ps", "cairo", "template"):
+        plt.show()
+        return
+    for k, number in enumerate(plt.get_fignums()):
+        path = _Path(__file__).with_name(f"{_Path(__file__).stem}-{block}-{k}.png")
+        plt.figure(number).savefig(path, bbox_inches="tight")
+        print(f"saved {path.name}")
+    plt.close("all")
+
+# --- block 1 (explainers/permutation-tests.md, line 59) ---
 import numpy as np
 from faircode.benchmark import load_audit
 from faircode.models import build_model
@@ -17,8 +41,9 @@ women, men = flagged[sex == 1], flagged[sex == 0]
 gap = women.mean() - men.mean()
 print(f"test rows {len(flagged)}: {len(women)} women, {len(men)} men")
 print(f"flagged ineligible: women {women.mean():.3f}, men {men.mean():.3f}, gap {gap:+.4f}")
+_figures(1)
 
-# --- block 2 (explainers/permutation-tests.md, line 79) ---
+# --- block 2 (explainers/permutation-tests.md, line 83) ---
 def shuffled_gaps(a, b, n_shuffles=2000, seed=0):
     """Gaps mean(a) - mean(b) after random relabellings of the pooled rows."""
     rng = np.random.default_rng(seed)
@@ -35,8 +60,9 @@ def shuffle_p(a, b, n_shuffles=2000, seed=0):
     observed = abs(a.mean() - b.mean())
     gaps = shuffled_gaps(a, b, n_shuffles, seed)
     return np.mean(np.abs(gaps) >= observed - 1e-9)  # a tie counts, despite float rounding
+_figures(2)
 
-# --- block 3 (explainers/permutation-tests.md, line 101) ---
+# --- block 3 (explainers/permutation-tests.md, line 105) ---
 from faircode.significance import format_p, permutation_test
 
 rng = np.random.default_rng(0)
@@ -53,8 +79,9 @@ for name, a, b in [("full test set", women, men), ("300-row sample", sample_wome
     print(f"  by hand {format_p(by_hand, 2000)}"
           f" | faircode Monte Carlo {format_p(monte_carlo, 2000)}"
           f" | faircode exact {format_p(exact)}")
+_figures(3)
 
-# --- block 4 (explainers/permutation-tests.md, line 127) ---
+# --- block 4 (explainers/permutation-tests.md, line 131) ---
 import matplotlib.pyplot as plt
 from scipy.stats import hypergeom
 
@@ -84,9 +111,10 @@ for ax, (name, a, b) in zip(axes, panels):
 axes[0].set_ylabel("density")
 axes[1].legend(frameon=False, loc="upper right", fontsize=8)
 fig.tight_layout()
-plt.show()
+_show(plt.show())
+_figures(4)
 
-# --- block 5 (explainers/permutation-tests.md, line 170) ---
+# --- block 5 (explainers/permutation-tests.md, line 174) ---
 rng = np.random.default_rng(1)
 for n_rows in (200, 500, 1000):
     p_values = []
@@ -97,8 +125,9 @@ for n_rows in (200, 500, 1000):
     p_values = np.array(p_values)
     print(f"{n_rows:5d} rows: p < 0.05 in {np.mean(p_values < 0.05):.0%} of samples, "
           f"median {format_p(np.median(p_values))}")
+_figures(5)
 
-# --- block 6 (explainers/permutation-tests.md, line 194) ---
+# --- block 6 (explainers/permutation-tests.md, line 198) ---
 from faircode.significance import significance_report
 
 credit = load_audit("german_credit_lending")
@@ -112,3 +141,4 @@ print(f"{len(credit.df)} applicants, {len(rated_bad)} in the test set:"
 print(f"rated bad: gap {report.gap:+.4f}"
       f" | 95% interval {report.ci_low:+.3f} to {report.ci_high:+.3f}"
       f" | {format_p(report.p_value)}")
+_figures(6)

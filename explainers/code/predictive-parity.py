@@ -1,15 +1,40 @@
 # Generated from explainers/predictive-parity.md by `python build.py`: edit the Markdown, not this file.
 # Run from the repository root: PYTHONPATH=. python explainers/code/predictive-parity.py
 
-# --- block 1 (explainers/predictive-parity.md, line 55) ---
+import sys as _sys
+from pathlib import Path as _Path
+
+
+def _show(value):
+    """Print what a notebook shows for a block's last expression (tables as text)."""
+    if value is not None:
+        print(value.to_string() if hasattr(value, "to_string") else repr(value))
+
+
+def _figures(block):
+    """Save the block's matplotlib figures beside this script, or show them on a display."""
+    plt = _sys.modules.get("matplotlib.pyplot")
+    if plt is None or not plt.get_fignums():
+        return
+    if plt.get_backend().lower() not in ("agg", "pdf", "svg", "ps", "cairo", "template"):
+        plt.show()
+        return
+    for k, number in enumerate(plt.get_fignums()):
+        path = _Path(__file__).with_name(f"{_Path(__file__).stem}-{block}-{k}.png")
+        plt.figure(number).savefig(path, bbox_inches="tight")
+        print(f"saved {path.name}")
+    plt.close("all")
+
+# --- block 1 (explainers/predictive-parity.md, line 61) ---
 import numpy as np
 from faircode.benchmark import load_audit
 from faircode.metrics import GroupConfusion, count_confusion
 
 compas = load_audit("compas")
-reoffended = compas.y.to_numpy()                                  # 1 = charged again within two years
-flagged = (compas.df["decile_score"].to_numpy() >= 5).astype(int)  # medium or high risk
-race = compas.masks["race"].to_numpy()                            # 1 = Black, 0 = white, NaN = other
+test = compas.idx_test                                                  # the benchmark's test split
+reoffended = compas.y.to_numpy()[test]                                  # 1 = charged again within two years
+flagged = (compas.df["decile_score"].to_numpy()[test] >= 5).astype(int)  # medium or high risk
+race = compas.masks["race"].to_numpy()[test]                            # 1 = Black, 0 = white, NaN = other
 
 black, white = count_confusion(reoffended, flagged, race)        # GroupConfusion(tp, fp, tn, fn)
 
@@ -37,19 +62,22 @@ pooled = rates(GroupConfusion(black.tp + white.tp, black.fp + white.fp, black.tn
 forced = {name: fpr_from_identity(r["base rate"], pooled["precision"], pooled["TPR"]) for name, r in groups.items()}
 print(f"at pooled precision {pooled['precision']:.3f} and TPR {pooled['TPR']:.3f}: FPR Black {forced['Black']:.3f}, "
       f"white {forced['white']:.3f}, gap {forced['Black'] - forced['white']:+.3f}")
+_figures(1)
 
-# --- block 2 (explainers/predictive-parity.md, line 108) ---
+# --- block 2 (explainers/predictive-parity.md, line 115) ---
 from faircode.metrics import predictive_parity_diff, false_positive_rate_diff, equal_opportunity_diff
 from faircode.significance import significance_report
 
 base = significance_report(reoffended[race == 1], reoffended[race == 0])
 print(f"base rate gap            {base.gap:+.3f} [{base.ci_low:+.3f}, {base.ci_high:+.3f}] p {base.p_value:.1e}")
+gaps = {}
 for metric in (predictive_parity_diff, equal_opportunity_diff, false_positive_rate_diff):
-    r = metric(reoffended, flagged, race, significance=True)
+    r = gaps[metric.__name__] = metric(reoffended, flagged, race, significance=True)
     print(f"{r.metric:24s} {r.value:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}] p {r.p_value:.1e} "
           f"on {r.n_disadvantaged} vs {r.n_advantaged} rows")
+_figures(2)
 
-# --- block 3 (explainers/predictive-parity.md, line 129) ---
+# --- block 3 (explainers/predictive-parity.md, line 144) ---
 def precision_from_rates(p, tpr, fpr):
     """Precision of a decision with these error rates in a group with base rate p."""
     return p * tpr / (p * tpr + (1 - p) * fpr)
@@ -61,8 +89,9 @@ for name, precision in equalized.items():
 gap_now = groups["Black"]["precision"] - groups["white"]["precision"]
 gap_then = equalized["Black"] - equalized["white"]
 print(f"precision gap {gap_then:+.3f} with equal error rates, {gap_now:+.3f} now ({gap_then / gap_now:.1f} times)")
+_figures(3)
 
-# --- block 4 (explainers/predictive-parity.md, line 147) ---
+# --- block 4 (explainers/predictive-parity.md, line 162) ---
 import matplotlib.pyplot as plt
 from scipy.stats import binomtest
 
@@ -98,4 +127,5 @@ right.set_ylabel("false positive rate")
 right.set_ylim(0, 1)
 right.legend(loc="upper left", fontsize=8)
 fig.tight_layout()
-plt.show()
+_show(plt.show())
+_figures(4)

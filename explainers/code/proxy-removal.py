@@ -1,7 +1,31 @@
 # Generated from explainers/proxy-removal.md by `python build.py`: edit the Markdown, not this file.
 # Run from the repository root: PYTHONPATH=. python explainers/code/proxy-removal.py
 
-# --- block 1 (explainers/proxy-removal.md, line 50) ---
+import sys as _sys
+from pathlib import Path as _Path
+
+
+def _show(value):
+    """Print what a notebook shows for a block's last expression (tables as text)."""
+    if value is not None:
+        print(value.to_string() if hasattr(value, "to_string") else repr(value))
+
+
+def _figures(block):
+    """Save the block's matplotlib figures beside this script, or show them on a display."""
+    plt = _sys.modules.get("matplotlib.pyplot")
+    if plt is None or not plt.get_fignums():
+        return
+    if plt.get_backend().lower() not in ("agg", "pdf", "svg", "ps", "cairo", "template"):
+        plt.show()
+        return
+    for k, number in enumerate(plt.get_fignums()):
+        path = _Path(__file__).with_name(f"{_Path(__file__).stem}-{block}-{k}.png")
+        plt.figure(number).savefig(path, bbox_inches="tight")
+        print(f"saved {path.name}")
+    plt.close("all")
+
+# --- block 1 (explainers/proxy-removal.md, line 54) ---
 import numpy as np
 import pandas as pd
 
@@ -19,8 +43,9 @@ for (audit, attribute), row in table.iterrows():
           f"[{row['ci_low', 'baseline']:+.3f}, {row['ci_high', 'baseline']:+.3f}] | unaware {after:+.3f} "
           f"[{row['ci_low', 'unawareness_proxy_removal']:+.3f}, {row['ci_high', 'unawareness_proxy_removal']:+.3f}] "
           f"adjusted p {row['p_adjusted', 'unawareness_proxy_removal']:.1e} | kept {after / before:.0%} of the gap")
+_figures(1)
 
-# --- block 2 (explainers/proxy-removal.md, line 84) ---
+# --- block 2 (explainers/proxy-removal.md, line 88) ---
 from scipy.stats import mannwhitneyu
 from sklearn.metrics import roc_auc_score, roc_curve
 from faircode.benchmark import load_audit
@@ -51,8 +76,9 @@ for slug, attributes in (("benefits_denial", ("sex", "race", "age")), ("compas",
             _, proxy_score = attribute_scores(audit, attribute, proxies)
             line += f" | from the removed proxies alone {roc_auc_score(group, proxy_score):.3f}"
         print(line)
+_figures(2)
 
-# --- block 3 (explainers/proxy-removal.md, line 130) ---
+# --- block 3 (explainers/proxy-removal.md, line 134) ---
 import matplotlib.pyplot as plt
 
 fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
@@ -78,4 +104,5 @@ right.set_ylabel("true positive rate")
 right.set_title("predicting the attribute from the remaining features", fontsize=10)
 right.legend(fontsize=8, loc="lower right")
 fig.tight_layout()
-plt.show()
+_show(plt.show())
+_figures(3)

@@ -1,7 +1,31 @@
 # Generated from explainers/seed-and-split-sensitivity.md by `python build.py`: edit the Markdown, not this file.
 # Run from the repository root: PYTHONPATH=. python explainers/code/seed-and-split-sensitivity.py
 
-# --- block 1 (explainers/seed-and-split-sensitivity.md, line 53) ---
+import sys as _sys
+from pathlib import Path as _Path
+
+
+def _show(value):
+    """Print what a notebook shows for a block's last expression (tables as text)."""
+    if value is not None:
+        print(value.to_string() if hasattr(value, "to_string") else repr(value))
+
+
+def _figures(block):
+    """Save the block's matplotlib figures beside this script, or show them on a display."""
+    plt = _sys.modules.get("matplotlib.pyplot")
+    if plt is None or not plt.get_fignums():
+        return
+    if plt.get_backend().lower() not in ("agg", "pdf", "svg", "ps", "cairo", "template"):
+        plt.show()
+        return
+    for k, number in enumerate(plt.get_fignums()):
+        path = _Path(__file__).with_name(f"{_Path(__file__).stem}-{block}-{k}.png")
+        plt.figure(number).savefig(path, bbox_inches="tight")
+        print(f"saved {path.name}")
+    plt.close("all")
+
+# --- block 1 (explainers/seed-and-split-sensitivity.md, line 57) ---
 import numpy as np
 import pandas as pd
 from faircode.benchmark import load_audit
@@ -26,8 +50,9 @@ def one_split(audit, attribute, seed):
     a, b = decision[group == 1], decision[group == 0]
     return {"gap": a.mean() - b.mean(), "p": permutation_test(a, b, method="exact"),
             "accuracy": np.mean(decision == audit.y.to_numpy()[test]), "n_test": len(test)}
+_figures(1)
 
-# --- block 2 (explainers/seed-and-split-sensitivity.md, line 83) ---
+# --- block 2 (explainers/seed-and-split-sensitivity.md, line 91) ---
 from scipy.stats import norm
 from threadpoolctl import threadpool_limits
 
@@ -55,12 +80,13 @@ for slug, attribute in [("german_credit_lending", "age"), ("benefits_denial", "s
     flipped = np.mean(np.sign(gap) != np.sign(benchmark["gap"]))
     print(f"  significant (p < 0.05) in {np.mean(runs['p'] < 0.05):.0%} of the splits;"
           f" sign opposite to seed {BENCHMARK_SEED} in {flipped:.0%}")
-    print(f"  standard error implied by the seed-{BENCHMARK_SEED} bootstrap interval: "
+    print(f"  standard error implied by the seed-{BENCHMARK_SEED} interval in results/: "
           f"{(row.ci_high - row.ci_low) / (2 * norm.ppf(0.975)):.4f}")
     print(f"  accuracy: seed {BENCHMARK_SEED} {benchmark['accuracy']:.3f}; "
           f"mean {runs['accuracy'].mean():.3f}, sd {runs['accuracy'].std():.3f}")
+_figures(2)
 
-# --- block 3 (explainers/seed-and-split-sensitivity.md, line 139) ---
+# --- block 3 (explainers/seed-and-split-sensitivity.md, line 148) ---
 import matplotlib.pyplot as plt
 
 fig, ax = plt.subplots(figsize=(9, 3.2))
@@ -81,4 +107,5 @@ ax.set_ylim(-0.6, len(sweeps) - 0.4)
 ax.set_xlabel("gap in adverse-decision rate (disadvantaged - advantaged)")
 ax.legend(frameon=False, fontsize=8, loc="upper right")
 fig.tight_layout()
-plt.show()
+_show(plt.show())
+_figures(3)

@@ -1,7 +1,31 @@
 # Generated from explainers/stratified-test-sets.md by `python build.py`: edit the Markdown, not this file.
 # Run from the repository root: PYTHONPATH=. python explainers/code/stratified-test-sets.py
 
-# --- block 1 (explainers/stratified-test-sets.md, line 52) ---
+import sys as _sys
+from pathlib import Path as _Path
+
+
+def _show(value):
+    """Print what a notebook shows for a block's last expression (tables as text)."""
+    if value is not None:
+        print(value.to_string() if hasattr(value, "to_string") else repr(value))
+
+
+def _figures(block):
+    """Save the block's matplotlib figures beside this script, or show them on a display."""
+    plt = _sys.modules.get("matplotlib.pyplot")
+    if plt is None or not plt.get_fignums():
+        return
+    if plt.get_backend().lower() not in ("agg", "pdf", "svg", "ps", "cairo", "template"):
+        plt.show()
+        return
+    for k, number in enumerate(plt.get_fignums()):
+        path = _Path(__file__).with_name(f"{_Path(__file__).stem}-{block}-{k}.png")
+        plt.figure(number).savefig(path, bbox_inches="tight")
+        print(f"saved {path.name}")
+    plt.close("all")
+
+# --- block 1 (explainers/stratified-test-sets.md, line 56) ---
 import numpy as np
 from sklearn.model_selection import train_test_split
 from faircode.benchmark import load_audit
@@ -16,8 +40,9 @@ rows = np.arange(len(y))
 print(f"{len(y)} applicants: {int(young.sum())} aged {audit.df.age[young == 1].max()} or under ({young.mean():.1%}), "
       f"{int((young == 0).sum())} older")
 print(f"rated bad: {y[young == 1].mean():.3f} of the young, {y[young == 0].mean():.3f} of the older")
+_figures(1)
 
-# --- block 2 (explainers/stratified-test-sets.md, line 73) ---
+# --- block 2 (explainers/stratified-test-sets.md, line 78) ---
 TEST_ROWS = 200
 young_in_random_test = np.array([
     int(young[train_test_split(rows, test_size=TEST_ROWS, random_state=seed)[1]].sum())
@@ -25,13 +50,20 @@ young_in_random_test = np.array([
 ])
 print(f"random split, 200 seeds: young applicants in the test set median "
       f"{np.median(young_in_random_test):.0f}, range {young_in_random_test.min()} to {young_in_random_test.max()}")
+young_in_label_test = np.array([
+    int(young[train_test_split(rows, test_size=TEST_ROWS, random_state=seed, stratify=y)[1]].sum())
+    for seed in range(200)
+])
+print(f"split stratified on the label only (the benchmark's), 200 seeds: young applicants "
+      f"range {young_in_label_test.min()} to {young_in_label_test.max()}")
 
 cell = 2 * young + y                        # four strata: age group x label
 _, test = train_test_split(rows, test_size=TEST_ROWS, random_state=0, stratify=cell)
 print(f"stratified by age group x label: {int(young[test].sum())} young applicants, "
       f"{int(y[test][young[test] == 1].sum())} of them rated bad")
+_figures(2)
 
-# --- block 3 (explainers/stratified-test-sets.md, line 97) ---
+# --- block 3 (explainers/stratified-test-sets.md, line 111) ---
 def balanced_split(per_group, seed):
     """A test set with per_group rows from each age group, stratified on the label within it."""
     test = []
@@ -44,9 +76,11 @@ def balanced_split(per_group, seed):
 
 
 def split(design, seed):
-    if design == "random":
+    if design == "unstratified":
         return train_test_split(rows, test_size=TEST_ROWS, random_state=seed)
-    if design == "stratified":
+    if design == "by label":
+        return train_test_split(rows, test_size=TEST_ROWS, random_state=seed, stratify=y)
+    if design == "by group x label":
         return train_test_split(rows, test_size=TEST_ROWS, random_state=seed, stratify=cell)
     return balanced_split(TEST_ROWS // 2, seed)
 
@@ -60,43 +94,54 @@ def audit_once(design, seed):
     return r.n_a, r.gap, r.ci_high - r.ci_low, r.minimum_detectable_gap, r.p_value
 
 
-print(f"{'design':11s} {'young test rows':>16} {'gap mean':>9} {'gap sd':>7} {'interval width':>15} "
+print(f"{'design':17s} {'young test rows':>16} {'gap mean':>9} {'gap sd':>7} {'interval width':>15} "
       f"{'detectable gap':>15} {'p < 0.05':>9}")
 designs = {}
-for design in ("random", "stratified", "balanced"):
+for design in ("unstratified", "by label", "by group x label", "balanced"):
     designs[design] = np.array([audit_once(design, seed) for seed in range(30)])
     n, gap, width, detectable, p = designs[design].T
-    print(f"{design:11s} {np.median(n):6.0f} ({n.min():.0f} to {n.max():.0f}) {gap.mean():+9.3f} "
+    print(f"{design:17s} {np.median(n):6.0f} ({n.min():.0f} to {n.max():.0f}) {gap.mean():+9.3f} "
           f"{gap.std(ddof=1):7.3f} {np.median(width):15.3f} {np.median(detectable):15.3f} {np.mean(p < 0.05):9.0%}")
+_figures(3)
 
-# --- block 4 (explainers/stratified-test-sets.md, line 157) ---
+# --- block 4 (explainers/stratified-test-sets.md, line 175) ---
 share = young.mean()
+
+
+def smallest(enough, low, high):
+    """An n in [low, high] with enough(n), by bisection. The exact test's power rises with n
+    in a sawtooth, not smoothly, so this is an n that suffices, near the smallest."""
+    while low < high:
+        middle = (low + high) // 2
+        low, high = (low, middle) if enough(middle) else (middle + 1, high)
+    return low
 
 
 def rows_per_group(target):
     """Smallest n with a minimum detectable gap of at most target for two groups of n."""
-    n = 2
-    while minimum_detectable_gap(n, n) > target:
-        n += 1
-    return n
+    # NaN (no gap detectable at all, on tiny groups) fails the comparison, as it should
+    return smallest(lambda n: minimum_detectable_gap(n, n) <= target, 2, 100_000)
 
 
 def rows_drawn_at_random(target, share):
     """Smallest total when the small group is only its population share of the rows."""
-    total = 10
-    while minimum_detectable_gap(round(total * share), total - round(total * share)) > target:
-        total += 1
-    return total
+    def enough(total):
+        young_rows = round(total * share)
+        return minimum_detectable_gap(young_rows, total - young_rows) <= target
+    return smallest(enough, 10, 1_000_000)
 
 
 print("rows to label for 80% power at alpha 0.05 (rate 0.5, the worst case)")
+plan = {}
 for target in (0.20, 0.15, 0.10, 0.05):
     n = rows_per_group(target)
     total = rows_drawn_at_random(target, share)
+    plan[target] = n
     print(f"gap {target:.2f}: balanced {n} per group = {2 * n} rows | "
           f"at random {total} rows, of which {round(total * share)} young")
+_figures(4)
 
-# --- block 5 (explainers/stratified-test-sets.md, line 191) ---
+# --- block 5 (explainers/stratified-test-sets.md, line 218) ---
 import matplotlib.pyplot as plt
 
 fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
@@ -121,4 +166,5 @@ right.set_ylabel("minimum detectable gap (80% power)")
 right.set_title("What a test set of each size can detect")
 right.legend(frameon=False)
 fig.tight_layout()
-plt.show()
+_show(plt.show())
+_figures(5)

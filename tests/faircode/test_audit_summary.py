@@ -203,3 +203,81 @@ def test_group_table_and_descriptions_follow_audit_groups():
     assert list(table.index) == list(groups.attribute)
     assert table.loc["age", "rows (disadv.)"] == 190 and table.loc["age", "rows (adv.)"] == 810
     assert table["base-rate gap"].round(3).equals(table["base-rate gap"])
+
+
+def spread_file(folder: Path, rows: pd.DataFrame, *, sd: float = 0.05, opposite: float = 0.1) -> None:
+    """A seed spread file holding one row per (attribute, strategy, model, metric) of ``rows``."""
+    from faircode.benchmark import SPREAD_COLUMNS
+
+    spread = rows[["audit", "protected_attribute", "strategy", "model", "metric"]].drop_duplicates().copy()
+    spread = spread.assign(n_seeds=31, mean=0.1, sd=sd, min=-0.05, max=0.25, share_significant=0.5,
+                           share_significant_adjusted=0.25, share_opposite_sign=opposite,
+                           default_seed=42, default_value=0.1)
+    spread.reindex(columns=list(SPREAD_COLUMNS)).to_csv(folder / "results_seed_spread.csv", index=False)
+
+
+def test_with_seed_spread_joins_each_row_its_own_spread(results_dir):
+    from faircode.audit_summary import SPREAD_RESULT_COLUMNS, with_seed_spread
+
+    table = results_table()
+    spread_file(results_dir, table)
+    spread = pd.read_csv(results_dir / "results_seed_spread.csv")
+    spread.loc[spread.metric == "equal_opportunity_diff", "sd"] = 0.2   # tell the two metrics apart
+    spread.to_csv(results_dir / "results_seed_spread.csv", index=False)
+    rows = with_seed_spread(audit_results("compas", results_dir), "compas", results_dir)
+    assert tuple(rows.columns[-len(SPREAD_RESULT_COLUMNS):]) == SPREAD_RESULT_COLUMNS
+    assert dict(zip(rows.metric, rows.seed_sd)) == {"demographic_parity_diff": 0.05, "equal_opportunity_diff": 0.2}
+    assert list(rows.seed_n) == [31, 31]
+
+
+def test_with_seed_spread_names_a_row_the_sweep_lacks(results_dir):
+    from faircode.audit_summary import with_seed_spread
+
+    table = results_table()
+    spread_file(results_dir, table[table.metric == "demographic_parity_diff"])
+    with pytest.raises(BenchmarkError, match="no row for compas race baseline logistic_regression equal_opportunity_diff"):
+        with_seed_spread(audit_results("compas", results_dir), "compas", results_dir)
+
+
+def test_with_seed_spread_says_how_to_write_a_missing_file(results_dir):
+    from faircode.audit_summary import with_seed_spread
+
+    with pytest.raises(BenchmarkError, match="--sweep"):
+        with_seed_spread(audit_results("compas", results_dir), "compas", results_dir)
+
+
+def test_results_table_shows_the_seed_spread_and_the_note_names_the_interval():
+    from faircode import audit_summary
+
+    rows = reader_rows().assign(ci_method="agresti_caffo", seed_n=31, seed_mean=0.0, seed_sd=0.0312,
+                                seed_min=-0.0104, seed_max=0.0921, seed_share_significant_adjusted=0.5,
+                                seed_share_opposite_sign=0.0645)
+    parity = audit_summary.results_table(rows).loc[("race", "demographic parity")]
+    assert parity["95% interval"] == "-0.081 to -0.020"
+    assert audit_summary.interval_note(rows) == "intervals: agresti_caffo (gaps, disparate impact ratio)"
+    assert (parity["seed sd"], parity["seed range"], parity["seeds opposite sign"]) == ("0.031", "-0.010 to +0.092", "6%")
+
+
+def test_favourable_ratio_divides_the_rates_of_the_outcome_nobody_minds():
+    from faircode.audit_summary import favourable_ratio
+
+    rows = pd.DataFrame({"protected_attribute": ["sex", "sex", "age"],
+                         "metric": ["demographic_parity_diff", "disparate_impact_ratio", "demographic_parity_diff"],
+                         "rate_disadvantaged": [0.10, 0.10, 0.50], "rate_advantaged": [0.30, 0.30, 0.20]})
+    table = favourable_ratio(rows)
+    assert list(table.index) == ["sex", "age"]          # one row per attribute, from the parity rows
+    assert table.loc["sex", "favourable ratio"] == pytest.approx(0.9 / 0.7, abs=5e-4)
+    assert table.loc["age", "favourable ratio"] == pytest.approx(0.5 / 0.8, abs=5e-4)
+    assert list(table["below four-fifths"]) == [False, True]
+
+
+def test_headline_rows_are_the_primary_attributes_parity_and_error_rate_gaps(results_dir):
+    from faircode.audit_summary import HEADLINE_METRICS, headline_rows
+
+    table = results_table()
+    spread_file(results_dir, table)
+    # the fixture holds two metrics only; the headline keeps those of them it names
+    rows = headline_rows("compas", results_dir)
+    assert set(rows.metric) <= set(HEADLINE_METRICS)
+    assert set(rows.protected_attribute) == {"race"}
+    assert list(rows.metric) == ["demographic_parity_diff", "equal_opportunity_diff"]

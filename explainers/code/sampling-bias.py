@@ -1,0 +1,71 @@
+# Generated from explainers/sampling-bias.md by `python build.py`: edit the Markdown, not this file.
+# Run from the repository root: PYTHONPATH=. python explainers/code/sampling-bias.py
+
+import sys as _sys
+from pathlib import Path as _Path
+
+
+def _show(value):
+    """Print what a notebook shows for a block's last expression (tables as text)."""
+    if value is not None:
+        print(value.to_string() if hasattr(value, "to_string") else repr(value))
+
+
+def _figures(block):
+    """Save the block's matplotlib figures beside this script, or show them on a display."""
+    plt = _sys.modules.get("matplotlib.pyplot")
+    if plt is None or not plt.get_fignums():
+        return
+    if plt.get_backend().lower() not in ("agg", "pdf", "svg", "ps", "cairo", "template"):
+        plt.show()
+        return
+    for k, number in enumerate(plt.get_fignums()):
+        path = _Path(__file__).with_name(f"{_Path(__file__).stem}-{block}-{k}.png")
+        plt.figure(number).savefig(path, bbox_inches="tight")
+        print(f"saved {path.name}")
+    plt.close("all")
+
+# --- block 1 (explainers/sampling-bias.md, line 44) ---
+import numpy as np
+import pandas as pd
+from faircode.benchmark import load_audit
+from faircode.datasets import read_data
+
+compas = load_audit("compas")
+raw = read_data(compas.manifest)                     # the file as shipped, before any filter
+for f in compas.manifest.filters:
+    print(f"filter: {f.column} {f.op} {f.value!r}")
+kept = pd.DataFrame({"in the file": raw.race.value_counts(), "after the filters": compas.df.race.value_counts()})
+kept["share kept"] = kept["after the filters"] / kept["in the file"]
+kept.loc["all"] = [len(raw), len(compas.df), len(compas.df) / len(raw)]
+share_kept = kept["share kept"]
+_show(kept.round(3))
+_figures(1)
+
+# --- block 2 (explainers/sampling-bias.md, line 77) ---
+benefits = load_audit("benefits_denial")
+survey = read_data(benefits.manifest)
+high_income = survey.income.astype(str).str.contains(">50K").to_numpy()
+sex = survey.sex.astype(str).str.strip().to_numpy()
+weights = survey.fnlwgt.to_numpy()
+for name in ("Female", "Male"):
+    members = sex == name
+    print(f"{name:6s} over 50K: unweighted {high_income[members].mean():.4f}, "
+          f"weighted by fnlwgt {np.average(high_income[members], weights=weights[members]):.4f}")
+unweighted_gap = high_income[sex == "Female"].mean() - high_income[sex == "Male"].mean()
+weighted_gap = (np.average(high_income[sex == "Female"], weights=weights[sex == "Female"])
+                - np.average(high_income[sex == "Male"], weights=weights[sex == "Male"]))
+print(f"base-rate gap, women minus men: unweighted {unweighted_gap:+.4f}, weighted {weighted_gap:+.4f}")
+_figures(2)
+
+# --- block 3 (explainers/sampling-bias.md, line 107) ---
+from faircode.datasets import find_manifest_path
+from faircode.manifest import load_manifest
+
+for slug, replaces in (("mortgage_denial", "tenant screening"), ("health_risk", "healthcare readmission"),
+                       ("hiring_callbacks", "AI recruitment")):
+    m = load_manifest(find_manifest_path(slug))     # the manifest alone: no need to load the rows
+    attributes = ", ".join(a.name for a in m.protected_attributes)
+    print(f"{m.name} (for {replaces}): {m.expected_rows} rows; label: {m.label.meaning}; "
+          f"compares: {attributes}")
+_figures(3)
