@@ -27,13 +27,26 @@ def test_bad_option_exits_2_with_a_message(tmp_path):
     assert "error: --jobs: expected a whole number of at least 1, found 0" in done.stderr
 
 
+def project_root(tmp_path):
+    """A project of its own: a site.yaml without steps (the repository's would run the real
+    benchmark into its results/) and the repository's templates."""
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "site.yaml").write_text("title: CLI Test Site\n", encoding="utf-8")
+    (root / "templates").symlink_to(REPO / "templates")
+    return root
+
+
 def test_build_then_check_an_empty_and_a_prose_only_source(tmp_path):
     source, out, cache = tmp_path / "src", tmp_path / "out", tmp_path / "cache"
     source.mkdir()
-    options = ["--source", str(source), "--out", str(out), "--cache-dir", str(cache)]
+    options = ["--root", str(project_root(tmp_path)), "--source", str(source), "--out", str(out),
+               "--cache-dir", str(cache)]
     done = run("build", *options)
     assert done.returncode == 0 and (out / "index.html").exists(), done.stderr
     assert "0 pages: 0 executed, 0 cached, 0 failed; 0 warning(s)" in done.stderr
+    assert "step" not in done.stderr, "no site.yaml step runs for this project"
+    assert f"site written: open {out / 'index.html'}" in done.stderr
     (source / "words.md").write_text("---\ntitle: Words\nsummary: Only words.\n---\n\nSee [nothing](nowhere.md).\n")
     done = run("check", *options)
     assert done.returncode == 1
