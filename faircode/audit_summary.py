@@ -50,7 +50,7 @@ HEADLINE_METRICS = ("demographic_parity_diff", "equal_opportunity_diff", "false_
 
 METRIC_LABELS = {
     "demographic_parity_diff": "demographic parity",
-    "disparate_impact_ratio": "disparate impact (ratio)",
+    "disparate_impact_ratio": "ratio of positive rates",  # of the positive label, harm or not: see favourable_ratio
     "equal_opportunity_diff": "equal opportunity",
     "false_positive_rate_diff": "false positive rate",
     "equalized_odds_diff": "equalized odds",

@@ -163,11 +163,11 @@ def test_results_table_writes_one_line_per_test_as_a_reader_reads_it():
     parity = table.loc[("race", "demographic parity")]
     assert (parity["gap"], parity["95% interval"], parity["MDG"]) == ("-0.051", "-0.081 to -0.020", "0.041")
     assert (parity["rows compared"], parity["finding"], parity["small sample"]) == ("100 vs 200", "yes", "")
-    ratio = table.loc[("race", "disparate impact (ratio)")]
+    ratio = table.loc[("race", "ratio of positive rates")]
     assert (ratio["gap"], ratio["finding"]) == ("0.800", "no")
     untested = table.loc[("sex", "predictive parity")]
     assert (untested["gap"], untested["small sample"], untested["finding"]) == ("n/a", "yes", "no")
-    assert audit_summary.results_table(reader_rows(), alpha=0.1).loc[("race", "disparate impact (ratio)"), "finding"] == "yes"
+    assert audit_summary.results_table(reader_rows(), alpha=0.1).loc[("race", "ratio of positive rates"), "finding"] == "yes"
 
 
 def test_strategy_table_compares_the_strategies_on_one_attribute(results_dir):
