@@ -45,6 +45,9 @@ SPREAD_RESULT_COLUMNS = ("seed_n", "seed_mean", "seed_sd", "seed_min", "seed_max
                          "seed_share_significant_adjusted", "seed_share_opposite_sign")
 """The columns :func:`with_seed_spread` adds: the spread of each gap over the seed sweep."""
 
+HEADLINE_SEED = 42
+"""The split seed of every headline number (the benchmark's default seed)."""
+
 HEADLINE_METRICS = ("demographic_parity_diff", "equal_opportunity_diff", "false_positive_rate_diff")
 """The metrics of an audit's headline rows (see :func:`headline_rows`)."""
 
@@ -161,8 +164,8 @@ def audit_results(
     model : str or None, default "logistic_regression"
         Keep only this model's rows; None keeps every model (and deployed score).
     seed : int or None
-        Keep only this split seed's rows; None keeps the smallest seed in the file when it
-        holds several (the file written by ``--seeds 42`` holds one).
+        Keep only this split seed's rows; None keeps the headline seed (42, the benchmark's
+        default) when the file holds it, else the smallest seed in the file.
 
     Returns
     -------
@@ -184,7 +187,12 @@ def audit_results(
     for field, value in (("strategy", strategy), ("model", model)):
         if value is not None:
             rows = _select(rows, path / RESULTS_FILE, slug, field, value)
-    chosen_seed = int(rows["seed"].min()) if seed is None else int(seed)
+    if seed is not None:
+        chosen_seed = int(seed)
+    elif (rows["seed"] == HEADLINE_SEED).any():
+        chosen_seed = HEADLINE_SEED
+    else:
+        chosen_seed = int(rows["seed"].min())
     rows = _select(rows, path / RESULTS_FILE, slug, "seed", chosen_seed)
     return rows.reindex(columns=list(RESULT_COLUMNS)).reset_index(drop=True)
 
