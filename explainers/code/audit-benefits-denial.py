@@ -53,21 +53,23 @@ from faircode.audit_summary import interval_note, spread_note, with_seed_spread
 results = with_seed_spread(audit_results("benefits_denial", strategy="baseline", model="logistic_regression"), "benefits_denial",
                            missing="keep")
 row = results.set_index(["protected_attribute", "metric"])
-print(f"{len(results)} tests, Holm-adjusted together; a finding is a Holm p below {ALPHA}; "
+tests = int((results.metric != "disparate_impact_ratio").sum())   # the ratio shares the parity row's test
+print(f"{tests} tests, Holm-adjusted together (each ratio row shares its parity row's test); "
+      f"a finding is a Holm p below {ALPHA}; "
       f"small sample: a group under {SMALL_SAMPLE_SIZE} rows")
 print(interval_note(results))
 print(spread_note(results))
 _show(results_table(results, alpha=ALPHA))
 _figures(3)
 
-# --- block 4 (explainers/audit-benefits-denial.md, line 98) ---
+# --- block 4 (explainers/audit-benefits-denial.md, line 100) ---
 from faircode.audit_summary import favourable_ratio
 
 favourable = favourable_ratio(results)
 _show(favourable)
 _figures(4)
 
-# --- block 5 (explainers/audit-benefits-denial.md, line 122) ---
+# --- block 5 (explainers/audit-benefits-denial.md, line 124) ---
 import matplotlib.pyplot as plt
 from faircode.audit_summary import METRIC_LABELS
 from faircode.plots import forest_panels
@@ -78,10 +80,12 @@ forest_panels(gaps, by="protected_attribute", label="name", highlight="significa
 _show(plt.show())
 _figures(5)
 
-# --- block 6 (explainers/audit-benefits-denial.md, line 143) ---
+# --- block 6 (explainers/audit-benefits-denial.md, line 145) ---
 from faircode.audit_summary import strategy_table
 
 primary = manifest.primary_attribute
 print(f"attribute {primary}, logistic regression; gaps are disadvantaged minus advantaged")
+strategies = audit_results("benefits_denial", strategy=None, model="logistic_regression").set_index(
+    ["strategy", "protected_attribute", "metric"])
 _show(strategy_table("benefits_denial", primary, model="logistic_regression"))
 _figures(6)

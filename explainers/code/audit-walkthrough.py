@@ -88,7 +88,7 @@ print(f"{int(findings.sum())} of {len(headline)} planned tests are findings at a
 _show(headline.round(3))
 _figures(3)
 
-# --- block 4 (explainers/audit-walkthrough.md, line 145) ---
+# --- block 4 (explainers/audit-walkthrough.md, line 148) ---
 from faircode.benchmark import load_audit
 from faircode.metrics import false_positive_rate_diff
 from faircode.models import build_model, fit_model, positive_scores
