@@ -258,6 +258,7 @@ def _execute_and_check(config: BuildConfig, summary: BuildSummary, check_only: b
     from sitebuild.check import Problem, check_site
     from sitebuild.links import author_checks, check_data_keys
     from sitebuild.quotes import check_quotes
+    from sitebuild.quotes.memo import QuoteMemo
     from sitebuild.read import read_pages
 
     pages, source_errors = read_pages(config.source, config.root)
@@ -269,7 +270,9 @@ def _execute_and_check(config: BuildConfig, summary: BuildSummary, check_only: b
     problems += check_site(pages, executed, scripts=check_only)
     problems += check_data_keys(pages, config.site.data_theme)
     problems += author_checks(pages, executed, config.site, config.root)
-    summary.quotes = check_quotes(config.source, pages, executed, [e.path for e in source_errors])
+    memo = QuoteMemo(config.cache_dir)
+    summary.quotes = check_quotes(config.source, pages, executed, [e.path for e in source_errors], memo=memo)
+    memo.save()
     problems += summary.quotes.problems()
     problems += warnings
     summary.pages, summary.executed = len(pages), ran

@@ -117,10 +117,12 @@ def check_page_quotes(page: Page, executed: ExecutedPage, lock: list[LockEntry])
 
 
 def check_quotes(source: Path, pages: list[Page], executed: dict[str, ExecutedPage],
-                 known_paths: list[str] | None = None) -> QuoteRun:
+                 known_paths: list[str] | None = None, memo=None) -> QuoteRun:
     """Check every page that executed without error. Pages that failed or did not run
     keep their lock entries; entries of pages that no longer exist (not in ``pages`` nor
-    in ``known_paths``, e.g. pages with a source error) are dropped."""
+    in ``known_paths``, e.g. pages with a source error) are dropped. ``memo`` (a
+    :class:`~sitebuild.quotes.memo.QuoteMemo`), when given, gives each page whose inputs
+    are unchanged its check of the last build."""
     run = QuoteRun(lock_path=lock_path_for(source), all_pages=list(pages))
     try:
         run.lock = load_lock(run.lock_path)
@@ -132,7 +134,7 @@ def check_quotes(source: Path, pages: list[Page], executed: dict[str, ExecutedPa
         result = executed.get(page.slug)
         if result is None or result.error is not None:
             continue
-        quotes = check_page_quotes(page, result, run.lock)
+        quotes = memo.check(page, result, run.lock) if memo is not None else check_page_quotes(page, result, run.lock)
         run.pages[page.slug], run.sources[page.slug] = quotes, page
         updated = replace_page_entries(updated, page.rel_path, quotes.new_lock_entries)
     run.updated = drop_missing_pages(updated, [p.rel_path for p in pages] + list(known_paths or []))
