@@ -15,13 +15,45 @@ from sitebuild.files import write_text_atomic
 from sitebuild.folders import OUTPUT_MARKER, mark
 
 
-def _fill(folder: Path, site: RenderedSite, static: Path | None) -> None:
-    if static is not None and static.is_dir():
-        shutil.copytree(static, folder / "static", dirs_exist_ok=True)
-    for rel, content in site.files.items():
+def _static_files(static: Path | None) -> dict[str, bytes]:
+    """The files of the templates' static folder, by their path in the site."""
+    if static is None or not static.is_dir():
+        return {}
+    return {f"static/{path.relative_to(static).as_posix()}": path.read_bytes()
+            for path in sorted(static.rglob("*")) if path.is_file()}
+
+
+def _unchanged(previous: Path, content: bytes) -> bool:
+    """True when ``previous`` (a file of the last site) holds exactly ``content``."""
+    try:
+        with open(previous, "rb") as stream:
+            return stream.read(len(content) + 1) == content
+    except OSError:
+        return False
+
+
+def _fill(folder: Path, site: RenderedSite, static: Path | None, last: Path | None = None) -> int:
+    """Write every file of the site into ``folder``; return how many were linked. A file
+    whose bytes equal those of the same file in ``last`` (the site being replaced) is a
+    hard link to it instead of a copy: no build ever writes into a file of a site, it
+    always writes a new folder, so the two names can never diverge by a later write."""
+    files = {**_static_files(static), **site.files}
+    made, linked = {folder}, 0
+    for rel, content in files.items():
         target = folder / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(content)
+        if target.parent not in made:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            made.add(target.parent)
+        if last is not None and _unchanged(last / rel, content):
+            try:
+                os.link(last / rel, target)
+                linked += 1
+                continue
+            except OSError:  # a file system without hard links, or a link limit: write it
+                pass
+        with open(target, "wb") as stream:
+            stream.write(content)
+    return linked
 
 
 def write_site(site: RenderedSite, out: Path, static: Path | None = None) -> None:
@@ -33,7 +65,7 @@ def write_site(site: RenderedSite, out: Path, static: Path | None = None) -> Non
     try:
         tmp.mkdir()
         mark(tmp, OUTPUT_MARKER)
-        _fill(tmp, site, static)
+        _fill(tmp, site, static, out if (out / OUTPUT_MARKER).is_file() else None)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
