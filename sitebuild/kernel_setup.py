@@ -69,8 +69,13 @@ def _sb_key(path):
     return full
 
 
+_SB_REAL_STAT = _sb_os.stat  # the recorder's own look-ups, never recorded (os.stat is watched below)
+_SB_PATH_MODULES = ("/genericpath.py", "/posixpath.py", "/pathlib.py", "/os.py",
+                    "<frozen genericpath>", "<frozen posixpath>", "<frozen os>")
+
+
 def _sb_stat(path):
-    st = _sb_os.stat(path)
+    st = _SB_REAL_STAT(path)
     return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, st.st_dev, st.st_mode]
 
 
@@ -127,7 +132,8 @@ def _sb_open_event(args):
         truncates = bool(flags & (_sb_os.O_TRUNC | _sb_os.O_EXCL))
     if truncates:
         key = _sb_key(path)
-        if key is not None and key not in _SB_FILES:
+        if key is not None and (key not in _SB_FILES or _SB_FILES[key][0] is None):
+            _SB_FILES.pop(key, None)  # looked for, then made by the page: an output
             _SB_MADE.add(key)
     elif reads:
         _sb_note_file(path, creates)
@@ -206,7 +212,42 @@ def _sb_watch_environment():
     environ_type.__getitem__, environ_type.__setitem__, environ_type.__delitem__ = getitem, setitem, delitem
 
 
+def _sb_asked_by_page(frame):
+    """True when a stat comes from the page or from code outside the installation (the
+    repository's modules), past the path helpers (os.path.exists, Path.is_file ...)."""
+    while frame is not None and frame.f_code.co_filename.endswith(_SB_PATH_MODULES):
+        frame = frame.f_back
+    if frame is None:
+        return False
+    name = frame.f_code.co_filename
+    return not (name.startswith("<frozen") or _sb_os.path.realpath(name).startswith(_SB_INSTALLATION)
+                or "/site-packages/" in name or "/dist-packages/" in name)
+
+
+def _sb_watch_stat():
+    """Record the files the page asks about (os.stat, os.lstat, and so os.path.exists,
+    isfile, getsize and pathlib's checks): a file it found missing joins the key as
+    absent, so its appearing re-runs the page; a file it found joins it like a read."""
+    def watched(real):
+        def checked(path, *args, **kwargs):
+            thread = _sb_threading.get_ident()
+            if thread not in _SB_QUIET and not isinstance(path, int):
+                _SB_QUIET.add(thread)
+                try:
+                    if _sb_asked_by_page(_sb_sys._getframe(1)):
+                        _sb_note_file(path)
+                except Exception:
+                    pass
+                finally:
+                    _SB_QUIET.discard(thread)
+            return real(path, *args, **kwargs)
+        checked.__name__, checked.__doc__ = real.__name__, real.__doc__
+        return checked
+    _sb_os.stat, _sb_os.lstat = watched(_sb_os.stat), watched(_sb_os.lstat)
+
+
 _sb_watch_environment()
+_sb_watch_stat()
 _sb_sys.addaudithook(_sb_audit)
 
 

@@ -235,3 +235,38 @@ def test_site_yaml_inputs_join_every_page_key(tmp_path):
                                                       "second": "declared input changed"}
     (root / "data" / "new.csv").write_text("b\n")
     assert row(build(root), "first").reason == "declared input changed", "a new file matching the glob counts"
+
+
+def test_a_file_looked_for_and_missing_reruns_when_it_appears(tmp_path):
+    root, outside = tmp_path / "repo", tmp_path / "elsewhere"
+    outside.mkdir()
+    write_page(root, "looks", f"""
+        import os
+        from pathlib import Path
+        print("found", os.path.exists({str(outside / 'a.csv')!r}), Path("data", "b.csv").is_file())
+    """)
+    build(root)
+    assert "found False False" in output(root, "looks")
+    (outside / "a.csv").write_text("x\n")
+    second = build(root)
+    assert row(second, "looks").reason == f"`{outside / 'a.csv'}` appeared"
+    assert "found True False" in output(root, "looks")
+    (root / "data").mkdir()
+    (root / "data" / "b.csv").write_text("y\n")
+    third = build(root)
+    assert row(third, "looks").reason == "`data/b.csv` appeared" and "found True True" in output(root, "looks")
+    assert build(root).up_to_date
+
+
+def test_a_file_the_page_checks_for_and_then_writes_is_its_output(tmp_path):
+    root = tmp_path / "repo"
+    write_page(root, "writes", """
+        from pathlib import Path
+        target = Path("made.txt")
+        if not target.exists():
+            target.write_text("made by the page")
+        print("written", target.read_text())
+    """)
+    build(root)
+    assert "written made by the page" in output(root, "writes")
+    assert build(root).up_to_date  # its own output is not an input that moved while it ran
