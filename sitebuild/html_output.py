@@ -6,11 +6,13 @@ a screen reader announces no heading for it instead of "No heading" again and ag
 
 from __future__ import annotations
 
+import re
 from html import escape
 from html.parser import HTMLParser
 
 TABLE_TAGS = frozenset({"table", "thead", "tbody", "tfoot", "tr", "th", "td", "caption"})
 KEPT_ATTRIBUTES = frozenset({"colspan", "rowspan"})
+HYPHENATED = re.compile(r"[^\s<>&;]*-[^\s<>&;]*")
 ROW_LABEL_HEADER = '<span class="visually-hidden">Row label</span>'
 
 
@@ -57,7 +59,10 @@ class _TableSanitiser(HTMLParser):
     def handle_data(self, data: str) -> None:
         if self._in_style:
             return
-        self.parts.append(escape(data))
+        text = escape(data)
+        if self._cell is not None:  # cells wrap at spaces only, never inside "1.3e-91" or "-0.42"
+            text = HYPHENATED.sub(r'<span class="nobreak">\g<0></span>', text)
+        self.parts.append(text)
         if self._cell is not None:
             self._cell.append(data)
 
