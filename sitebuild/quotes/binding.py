@@ -339,7 +339,9 @@ def _check_binding(base: QuoteResult, item: ProseNumber, occurrence: int, entry:
     target, found_by = outputs.resolve(entry)
     if target is not None and matches_output(item.number, target.number):
         return _verified(base, item, occurrence, target)
-    if found_by != "label":  # bound by shape or position only (a lock of version 1): look again
+    if found_by != "label" or target is None:
+        # Bound by shape or position only (a lock of version 1), or its line is gone (a table
+        # gained columns): look again, as for a new number, before calling it stale.
         words = SentenceWords.of(item)
         backing = outputs.backing(item.number)
         if _contradiction(item, words, backing, outputs) is None:

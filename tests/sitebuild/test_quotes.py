@@ -285,3 +285,13 @@ def test_a_lock_rebinds_to_its_labelled_line_wherever_it_moves():
              OutputText(4, 0, "train accuracy: 0.75\n")]
     (result,) = check_page(ACCURACY_MD, PAGE, moved, [], first.new_lock_entries).results
     assert (result.status, result.output_ref.anchor) == (Status.VERIFIED, "out-3-0-l0")
+
+
+def test_a_labelled_number_whose_line_changed_shape_rebinds_when_one_line_backs_it():
+    first = check_page(ACCURACY_MD, PAGE, accuracy("0.75", "0.75"), [], [])
+    wider = [OutputText(1, 0, "split   rows  test accuracy  spread\nheld    250   0.75           0.02\n")]
+    (result,) = check_page(ACCURACY_MD, PAGE, wider, [], first.new_lock_entries).results
+    assert (result.status, result.output_ref.anchor) == (Status.VERIFIED, "out-1-0-l1")
+    changed = [OutputText(1, 0, "split   rows  test accuracy  spread\nheld    250   0.70           0.02\n")]
+    (gone,) = check_page(ACCURACY_MD, PAGE, changed, [], first.new_lock_entries).results
+    assert (gone.status, gone.new) == (Status.STALE, "0.70")
