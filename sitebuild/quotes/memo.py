@@ -8,31 +8,15 @@ inputs checks it afresh. An unreadable memo is ignored (every page is checked)."
 from __future__ import annotations
 
 import hashlib
-import os
 import pickle
-import tempfile
 from pathlib import Path
 
+from sitebuild.page_cache import engine_version, write_bytes_atomic
 from sitebuild.quotes.lock import LockEntry
 from sitebuild.quotes.results import PageQuotes
 
 MEMO_FILE = "quotes.pickle"
 MEMO_FORMAT = 1
-ENGINE_DIR = Path(__file__).resolve().parents[1]
-
-
-def checker_version() -> str:
-    """The state of every module of the engine (the reader and the checker among them)
-    and the versions of the Markdown parser and its plugins: what shapes a page's check
-    besides its own inputs."""
-    import markdown_it
-    import mdit_py_plugins
-
-    lines = [f"{markdown_it.__version__} {mdit_py_plugins.__version__}"]
-    for path in sorted(ENGINE_DIR.rglob("*.py")):
-        stat = path.stat()
-        lines.append(f"{path}:{stat.st_size}:{stat.st_mtime_ns}:{stat.st_ctime_ns}:{stat.st_ino}")
-    return hashlib.sha256("\n".join(lines).encode()).hexdigest()
 
 
 def page_check_key(page, executed, lock: list[LockEntry], version: str) -> str:
@@ -49,7 +33,7 @@ class QuoteMemo:
 
     def __init__(self, cache_dir: Path):
         self.path = cache_dir / MEMO_FILE
-        self.version = checker_version()
+        self.version = engine_version()
         self.entries = self._load()
         self.used: dict[str, tuple[str, PageQuotes]] = {}
         self.hits = 0
@@ -83,14 +67,5 @@ class QuoteMemo:
         """Keep the checks of this build (atomically; only when something changed)."""
         if {k: v[0] for k, v in self.used.items()} == {k: v[0] for k, v in self.entries.items()}:
             return
-        data = pickle.dumps({"format": MEMO_FORMAT, "version": self.version, "pages": self.used},
-                            protocol=pickle.HIGHEST_PROTOCOL)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(prefix=f".{self.path.name}.", suffix=".tmp", dir=self.path.parent)
-        try:
-            with os.fdopen(handle, "wb") as stream:
-                stream.write(data)
-            os.replace(temporary, self.path)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
+        write_bytes_atomic(self.path, pickle.dumps({"format": MEMO_FORMAT, "version": self.version, "pages": self.used},
+                                                   protocol=pickle.HIGHEST_PROTOCOL))

@@ -87,7 +87,7 @@ def test_a_prose_edit_or_a_lock_change_checks_the_page_again(tmp_path, monkeypat
 
 def test_an_engine_change_or_a_corrupt_memo_checks_every_page(tmp_path, monkeypatch):
     checked(tmp_path, make_page(tmp_path), ran(), monkeypatch)
-    monkeypatch.setattr("sitebuild.quotes.memo.checker_version", lambda: "another engine")
+    monkeypatch.setattr("sitebuild.quotes.memo.engine_version", lambda: "another engine")
     _, fresh = checked(tmp_path, make_page(tmp_path), ran(), monkeypatch)
     assert fresh == ["p"]
     memo = tmp_path / "cache" / MEMO_FILE

@@ -1,0 +1,69 @@
+"""Parsed pages remembered between builds: an unchanged page is not parsed again (and
+equals a fresh parse), an edited, new or removed page is, a page with an error is
+reported every time, and an engine change or a corrupt memo parses every page."""
+
+from __future__ import annotations
+
+import sitebuild.read
+from sitebuild.page_cache import PAGES_FILE, read_pages_cached
+from sitebuild.read import read_pages
+
+PAGE = "---\ntitle: Page {n}\nsummary: A page of the page cache tests.\n---\n\nProse {n} and `{{python}} 1 + {n}`.\n"
+
+
+def write(source, n, text=None):
+    source.mkdir(parents=True, exist_ok=True)
+    (source / f"p{n}.md").write_text(text or PAGE.format(n=n), encoding="utf-8")
+
+
+def read_counting(source, root, cache, monkeypatch):
+    parsed = []
+    real = sitebuild.read.read_page
+
+    def counting(path, root):
+        parsed.append(path.stem)
+        return real(path, root)
+
+    monkeypatch.setattr(sitebuild.read, "read_page", counting)
+    pages, errors = read_pages_cached(source, root, cache)
+    return pages, errors, sorted(parsed)
+
+
+def same(a, b):
+    return [(p.slug, p.rel_path, p.text, p.front, p.blocks, p.inline, [t.as_dict() for t in p.tokens]) for p in a] == \
+        [(p.slug, p.rel_path, p.text, p.front, p.blocks, p.inline, [t.as_dict() for t in p.tokens]) for p in b]
+
+
+def test_only_changed_pages_are_parsed_and_the_pages_equal_a_fresh_read(tmp_path, monkeypatch):
+    source, cache = tmp_path / "explainers", tmp_path / "cache"
+    for n in (1, 2, 3):
+        write(source, n)
+    _, _, parsed = read_counting(source, tmp_path, cache, monkeypatch)
+    assert parsed == ["p1", "p2", "p3"]
+    pages, errors, parsed = read_counting(source, tmp_path, cache, monkeypatch)
+    assert parsed == [] and errors == [] and same(pages, read_pages(source, tmp_path)[0])
+    write(source, 2, PAGE.format(n=2) + "\nAn edit.\n")
+    write(source, 4)
+    (source / "p3.md").unlink()
+    pages, _, parsed = read_counting(source, tmp_path, cache, monkeypatch)
+    assert parsed == ["p2", "p4"] and [p.slug for p in pages] == ["p1", "p2", "p4"]
+    assert "An edit." in pages[1].text and same(pages, read_pages(source, tmp_path)[0])
+
+
+def test_a_page_with_an_error_is_reported_on_every_read(tmp_path, monkeypatch):
+    source, cache = tmp_path / "explainers", tmp_path / "cache"
+    write(source, 1, "no front matter\n")
+    for _ in range(2):
+        pages, errors, parsed = read_counting(source, tmp_path, cache, monkeypatch)
+        assert pages == [] and parsed == ["p1"] and "front matter" in errors[0].message
+
+
+def test_an_engine_change_or_a_corrupt_memo_parses_every_page(tmp_path, monkeypatch):
+    source, cache = tmp_path / "explainers", tmp_path / "cache"
+    write(source, 1)
+    read_counting(source, tmp_path, cache, monkeypatch)
+    monkeypatch.setattr("sitebuild.page_cache.engine_version", lambda: "another engine")
+    assert read_counting(source, tmp_path, cache, monkeypatch)[2] == ["p1"]
+    assert read_counting(source, tmp_path, cache, monkeypatch)[2] == []
+    (cache / PAGES_FILE).write_bytes(b"\x80 not a pickle")
+    assert read_counting(source, tmp_path, cache, monkeypatch)[2] == ["p1"]
