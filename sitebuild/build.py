@@ -259,9 +259,9 @@ def _execute_and_check(config: BuildConfig, summary: BuildSummary, check_only: b
     from sitebuild.links import author_checks, check_data_keys
     from sitebuild.quotes import check_quotes
     from sitebuild.quotes.memo import QuoteMemo
-    from sitebuild.read import read_pages
+    from sitebuild.page_cache import read_pages_cached
 
-    pages, source_errors = read_pages(config.source, config.root)
+    pages, source_errors = read_pages_cached(config.source, config.root, config.cache_dir)
     unknown = sorted(set(config.only) - {p.slug for p in pages})
     if unknown:
         raise ConfigError(f"--only: no page {unknown} in {config.source}; expected some of {sorted(p.slug for p in pages)}")
@@ -324,7 +324,8 @@ def _render_and_write(config: BuildConfig, pages: list, executed: dict, summary:
                                for p in built})
     site = render_site(built, executed, summary.rows, templates=config.templates, site_title=config.site.title,
                        themes=config.site.themes, annotations=marks, data_theme=config.site.data_theme,
-                       site=config.site, root=config.root, provenance=provenance, page_html=reused)
+                       site=config.site, root=config.root, provenance=provenance, page_html=reused,
+                       bytecode_dir=config.cache_dir / "templates")
     renders.refresh(site.files, reused)
     write_site(site, config.out, config.templates / "static")
     renders.save()

@@ -49,10 +49,18 @@ class RenderedSite:
     files: dict[str, bytes] = field(default_factory=dict)
 
 
-def make_environment(templates: Path) -> Environment:
-    """The Jinja2 environment: templates from ``templates``, autoescape on."""
+def make_environment(templates: Path, bytecode_dir: Path | None = None) -> Environment:
+    """The Jinja2 environment: templates from ``templates``, autoescape on. With
+    ``bytecode_dir``, compiled templates are kept there between builds (Jinja recompiles a
+    template whose source changed)."""
+    cache = None
+    if bytecode_dir is not None:
+        from jinja2 import FileSystemBytecodeCache
+
+        bytecode_dir.mkdir(parents=True, exist_ok=True)
+        cache = FileSystemBytecodeCache(str(bytecode_dir))
     return Environment(loader=FileSystemLoader(str(templates)), autoescape=select_autoescape(["html"]),
-                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, bytecode_cache=cache)
 
 
 # -- Markdown -> HTML ------------------------------------------------------------------
@@ -303,16 +311,18 @@ def render_site(pages: list[Page], executed: dict[str, ExecutedPage], report: li
                 templates: Path, site_title: str = "", themes: tuple[str, ...] = (),
                 annotations: dict[str, PageMarks] | None = None, data_theme: str = "",
                 site: SiteConfig | None = None, root: Path | None = None,
-                provenance: Provenance | None = None, page_html: dict[str, bytes] | None = None) -> RenderedSite:
+                provenance: Provenance | None = None, page_html: dict[str, bytes] | None = None,
+                bytecode_dir: Path | None = None) -> RenderedSite:
     """Render the whole site into memory; raises nothing for a page without an execution.
     ``annotations`` holds the number marks of each page, by slug. ``site`` (site.yaml)
     gives the title, themes, links and footer; ``root`` (the repository) the commit,
     versions and data digests shown on the pages (``provenance``, if given, instead).
     ``page_html`` holds pages already rendered (slug -> HTML, see
-    :mod:`sitebuild.render_cache`): they are used as they are."""
+    :mod:`sitebuild.render_cache`): they are used as they are. ``bytecode_dir`` keeps the
+    compiled templates between builds."""
     site = site or SiteConfig(title=site_title or SiteConfig.title, themes=themes, data_theme=data_theme)
     themes, data_theme = site.themes or themes, site.data_theme or data_theme
-    env = make_environment(templates)
+    env = make_environment(templates, bytecode_dir)
     md = make_markdown()
     ordered = ordered_pages(pages, themes)
     by_slug = {p.slug: p for p in ordered}

@@ -70,3 +70,24 @@ def test_a_template_change_renders_every_page(tmp_path, monkeypatch):
     explainer.write_text(explainer.read_text().replace("{% block content %}", "{% block content %}<!-- edited -->", 1))
     assert build_counting(root, monkeypatch, templates=templates) == ["one", "two"]
     assert "<!-- edited -->" in (root / "site" / "one.html").read_text()
+
+
+def test_compiled_templates_are_kept_and_an_edit_of_the_same_size_is_compiled_again(tmp_path, monkeypatch):
+    import shutil
+
+    root = tmp_path / "site-root"
+    templates = tmp_path / "templates"
+    shutil.copytree(TEMPLATES, templates)
+    write(root, "one", "Page One", "The prose of page one.")
+    build_counting(root, monkeypatch, templates=templates)
+    config = make_config(root, templates=templates)
+    assert list((config.cache_dir / "templates").iterdir()), "the compiled templates are kept in the cache"
+    explainer = templates / "explainer.html"
+    text = explainer.read_text()
+    marker = "{% block content %}"
+    explainer.write_text(text.replace(marker, marker + "<!-- one -->", 1))
+    build_counting(root, monkeypatch, templates=templates)
+    explainer.write_text(text.replace(marker, marker + "<!-- two -->", 1))  # the same size as "one"
+    build_counting(root, monkeypatch, templates=templates)
+    html = (root / "site" / "one.html").read_text()
+    assert "<!-- two -->" in html and "<!-- one -->" not in html
