@@ -340,6 +340,9 @@ def _run_in_processes(jobs: list[ExecutionJob], count: int, done: Callable[[Exec
     except BaseException:
         for process in processes:  # interrupted: each worker kills its kernels and exits
             process.terminate()
+        # Jobs nobody will read may still sit in the queue's pipe: without this, the exit
+        # would wait forever for its feeder thread to write them.
+        job_queue.cancel_join_thread()
         raise
     finally:
         for process in processes:
