@@ -12,6 +12,7 @@ from typing import Callable, Iterable
 from sitebuild.execute import ExecutedPage, PageError
 from sitebuild.extract import script_path, script_text
 from sitebuild.read import Page
+from sitebuild.tokens import inline_children
 
 CONTEXT_LINES = 2
 LISTED_CHOICES = 6
@@ -91,15 +92,9 @@ def check_related(page: Page, slugs: set[str]) -> list[Problem]:
 
 
 def _link_targets(page: Page) -> Iterable[tuple[int, str]]:
-    for token in page.tokens:
-        if token.type != "inline" or not token.map:
-            continue
-        line = token.map[0] + 1
-        for child in token.children or []:
-            if child.type in ("softbreak", "hardbreak"):
-                line += 1
-            elif child.type == "link_open":
-                yield line, str(child.attrs.get("href", ""))
+    for line, _, _, child in inline_children(page.tokens):
+        if child.type == "link_open":
+            yield line, str(child.attrs.get("href", ""))
 
 
 def page_anchors(page: Page) -> set[str]:

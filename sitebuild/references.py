@@ -21,6 +21,7 @@ from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
 from sitebuild.errors import ConfigError
+from sitebuild.tokens import inline_children
 
 CITATION = re.compile(r"\[@([A-Za-z][\w:.-]*)\]")
 ENTRY_FIELDS = frozenset({"id", "authors", "title", "year", "venue", "doi", "url", "note"})
@@ -154,17 +155,8 @@ def citations_plugin(md: MarkdownIt) -> None:
 
 def page_citations(tokens: list[Token]) -> list[tuple[int, str, bool]]:
     """Every citation of a page: (.md line, key, full)."""
-    found = []
-    for token in tokens:
-        if token.type != "inline" or not token.map:
-            continue
-        line = token.map[0] + 1
-        for child in token.children or []:
-            if child.type in ("softbreak", "hardbreak"):
-                line += 1
-            elif child.type == "citation":
-                found.append((line, child.meta["key"], child.meta["full"]))
-    return found
+    return [(line, child.meta["key"], child.meta["full"])
+            for line, _, _, child in inline_children(tokens) if child.type == "citation"]
 
 
 def unknown_key_message(key: str, entries: dict[str, Reference], bibliography: str) -> str:

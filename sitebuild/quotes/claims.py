@@ -21,6 +21,8 @@ from typing import Iterable, Protocol, Sequence
 
 from markdown_it.token import Token
 
+from sitebuild.tokens import inline_children
+
 CHECK_ATTRIBUTE = "check"
 
 
@@ -84,18 +86,11 @@ class ClaimResult:
 def find_claims(tokens: Sequence[Token]) -> list[Claim]:
     """Every ``[words]{check="expression"}`` span of a page's tokens, in page order."""
     claims: list[Claim] = []
-    for token_index, token in enumerate(tokens):
-        if token.type != "inline" or not token.map:
-            continue
-        line = token.map[0] + 1
-        children = token.children or []
-        for child_index, child in enumerate(children):
-            if child.type in ("softbreak", "hardbreak"):
-                line += 1
-            elif child.type == "span_open" and CHECK_ATTRIBUTE in child.attrs:
-                words = _span_words(children, child_index)
-                claims.append(Claim(len(claims), words, str(child.attrs[CHECK_ATTRIBUTE]).strip(), line,
-                                    token_index, child_index))
+    for line, token_index, child_index, child in inline_children(tokens):
+        if child.type == "span_open" and CHECK_ATTRIBUTE in child.attrs:
+            words = _span_words(tokens[token_index].children or [], child_index)
+            claims.append(Claim(len(claims), words, str(child.attrs[CHECK_ATTRIBUTE]).strip(), line,
+                                token_index, child_index))
     return claims
 
 
@@ -106,17 +101,8 @@ def malformed_claims(tokens: Sequence[Token]) -> list[tuple[int, str]]:
     """(line, text) of each ``[...]{check=...}`` the parser did not read as a claim (the
     expression in single quotes, a space before ``{``, a quote inside it), so that it is
     reported instead of silently left unchecked."""
-    found = []
-    for token in tokens:
-        if token.type != "inline" or not token.map:
-            continue
-        line = token.map[0] + 1
-        for child in token.children or []:
-            if child.type in ("softbreak", "hardbreak"):
-                line += 1
-            elif child.type == "text" and MALFORMED.search(child.content):
-                found.append((line, child.content.strip()))
-    return found
+    return [(line, child.content.strip()) for line, _, _, child in inline_children(tokens)
+            if child.type == "text" and MALFORMED.search(child.content)]
 
 
 def _span_words(children: list[Token], open_index: int) -> str:
