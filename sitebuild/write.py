@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import time
 from pathlib import Path
 
 from sitebuild.render import RenderedSite
@@ -60,7 +61,9 @@ def write_site(site: RenderedSite, out: Path, static: Path | None = None) -> Non
     """Replace ``out`` with ``site`` (plus the files of ``static`` under ``static/``)."""
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.parent / f"{out.name}.tmp-new-{os.getpid()}"
-    old = out.parent / f"{out.name}.tmp-old-{os.getpid()}"
+    # Unique per swap: a preview rebuilds in the same process while the last replaced site
+    # may still be being deleted in the background.
+    old = out.parent / f"{out.name}.tmp-old-{os.getpid()}-{time.monotonic_ns()}"
     shutil.rmtree(tmp, ignore_errors=True)
     try:
         tmp.mkdir()
