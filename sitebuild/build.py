@@ -342,7 +342,7 @@ def _record_stamp(config: BuildConfig, pages: list, executed: dict, sources: str
     state too recent to vouch for its contents."""
     from sitebuild.cache import trusted
     from sitebuild.files import is_racy
-    from sitebuild.stamp import generated_digest, is_fresh, write_stamp
+    from sitebuild.stamp import generated_digest, is_fresh, write_recorded_inputs, write_stamp
 
     record: dict = {"files": {}, "listings": {}, "env": {}, "packages": {}}
     for result in executed.values():
@@ -354,6 +354,7 @@ def _record_stamp(config: BuildConfig, pages: list, executed: dict, sources: str
         record["listings"].update(deps.get("listings", {}))
         record["env"].update(deps.get("env", {}))
         record["packages"].update({n: info["stamp"] for n, info in deps.get("packages", {}).items()})
+    write_recorded_inputs(config.cache_dir, record)
     volatile = (config.only or any(not p.front.cache for p in pages) or config.site.inputs
                 or any(p.front.inputs for p in pages) or not all(trusted(r) for r in executed.values()))
     if volatile or not is_fresh(record) or is_racy([0, newest_ns, newest_ns], started_ns):

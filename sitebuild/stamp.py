@@ -21,10 +21,11 @@ from pathlib import Path
 from sitebuild.files import RACY_NS, file_state, is_racy, listing_digest, package_stamp, write_text_atomic
 
 __all__ = ["RACY_NS", "stat_line", "fingerprint", "deps_state", "read_stamp", "write_stamp", "is_up_to_date",
-           "recorded_inputs", "generated_digest", "STAMP_FILE"]
+           "recorded_inputs", "write_recorded_inputs", "generated_digest", "STAMP_FILE", "INPUTS_FILE"]
 
 STAMP_FORMAT = 2
 STAMP_FILE = "last-build.json"
+INPUTS_FILE = "recorded-inputs.json"  # what the last build's pages read, stamp or not
 PACKAGE_DIR = Path(__file__).resolve().parent
 
 
@@ -119,6 +120,18 @@ def recorded_inputs(cache_dir: Path, root: Path) -> list[Path]:
     """The files and folders the last successful build recorded as read or listed by its
     pages (absolute paths, sorted); empty when there is no stamp. ``serve`` watches these
     besides the sources, templates and site.yaml."""
-    record = read_stamp(cache_dir / STAMP_FILE).get("deps", {})
-    names = list(record.get("files", {})) + list(record.get("listings", {}))
-    return sorted({(root / name).resolve() for name in names})
+    try:
+        names = json.loads((cache_dir / INPUTS_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        names = []
+    if not isinstance(names, list):
+        names = []
+    return sorted({(root / name).resolve() for name in names if isinstance(name, str)})
+
+
+def write_recorded_inputs(cache_dir: Path, record: dict) -> None:
+    """Keep the names of the files and folders the pages read or listed, for ``serve``:
+    written after every build that renders, even when the stamp itself is not (a racy or
+    volatile build), so the preview never stops watching a data file."""
+    names = sorted(set(record.get("files", {})) | set(record.get("listings", {})))
+    write_text_atomic(cache_dir / INPUTS_FILE, json.dumps(names))

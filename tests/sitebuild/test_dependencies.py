@@ -270,3 +270,16 @@ def test_a_file_the_page_checks_for_and_then_writes_is_its_output(tmp_path):
     build(root)
     assert "written made by the page" in output(root, "writes")
     assert build(root).up_to_date  # its own output is not an input that moved while it ran
+
+
+def test_the_files_a_page_read_are_known_to_serve_even_when_no_stamp_is_written(tmp_path):
+    from sitebuild.stamp import STAMP_FILE, recorded_inputs
+
+    root = tmp_path / "repo"
+    (root / "data").mkdir(parents=True)
+    (root / "data" / "scores.csv").write_text("a,1\n")
+    write_page(root, "volatile", 'print("read", open("data/scores.csv").read().strip())', front="cache: false\n")
+    build(root)
+    cache_dir = site_config(root).cache_dir
+    assert not (cache_dir / STAMP_FILE).exists()  # a page that runs on every build leaves no stamp
+    assert (root / "data" / "scores.csv").resolve() in recorded_inputs(cache_dir, root)
