@@ -88,7 +88,23 @@ print(f"{int(findings.sum())} of {len(headline)} planned tests are findings at a
 _show(headline.round(3))
 _figures(3)
 
-# --- block 4 (explainers/audit-walkthrough.md, line 148) ---
+# --- block 4 (explainers/audit-walkthrough.md, line 130) ---
+import matplotlib.pyplot as plt
+
+fig, ax = plt.subplots(figsize=(7.5, 2.8))
+at = np.arange(len(headline))
+ax.hlines(at, headline["seed min"], headline["seed max"], color="0.75", linewidth=8)
+ax.hlines(at, headline["low"], headline["high"], color="black", linewidth=2)
+ax.plot(headline["gap"], at, "o", color="black")
+ax.axvline(0, color="0.4", linestyle="--", linewidth=1)
+ax.set_yticks(at, [metric.removesuffix("_diff").replace("_", " ") for metric in headline.index])
+ax.invert_yaxis()
+ax.set_xlabel("gap (Black minus white)")
+fig.tight_layout()
+_show(plt.show())
+_figures(4)
+
+# --- block 5 (explainers/audit-walkthrough.md, line 164) ---
 from faircode.benchmark import load_audit
 from faircode.metrics import false_positive_rate_diff
 from faircode.models import build_model, fit_model, positive_scores
@@ -127,4 +143,4 @@ change = refit["reweighing"] - refit["baseline"]
 change_low, change_high = np.quantile(changes, [0.025, 0.975])
 print(f"reweighing minus baseline, false positive rate gap: {change:+.3f} "
       f"(95% percentile bootstrap {change_low:+.3f} to {change_high:+.3f})")
-_figures(4)
+_figures(5)

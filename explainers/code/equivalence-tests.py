@@ -73,7 +73,25 @@ verdict = table["within 0.05"]
 _show(table.round(4))
 _figures(2)
 
-# --- block 3 (explainers/equivalence-tests.md, line 136) ---
+# --- block 3 (explainers/equivalence-tests.md, line 112) ---
+import matplotlib.pyplot as plt
+
+bounds = table["90% interval"].str.split(" to ", expand=True).astype(float)
+fig, ax = plt.subplots(figsize=(7.5, 2.6))
+at = np.arange(len(table))
+ax.hlines(at, bounds[0], bounds[1], linewidth=3)
+ax.plot(table["gap"], at, "o", color="black")
+for edge in (-MARGIN, MARGIN):
+    ax.axvline(edge, color="0.4", linestyle="--", linewidth=1)
+ax.axvline(0, color="0.7", linewidth=0.8)
+ax.set_yticks(at, [f"{audit}: {row}" for audit, row in table.index])
+ax.invert_yaxis()
+ax.set_xlabel("gap (disadvantaged minus advantaged)")
+fig.tight_layout()
+_show(plt.show())
+_figures(3)
+
+# --- block 4 (explainers/equivalence-tests.md, line 154) ---
 from statsmodels.stats.proportion import tost_proportions_2indep
 
 agreement = {}
@@ -90,9 +108,9 @@ for (audit, model, attribute, metric) in chosen:
     print(f"{audit:22s} Wald: faircode {wald:.6f}, statsmodels {theirs['wald', False]:.6f} | "
           f"score: faircode {score:.6f}, statsmodels {theirs['score', True]:.6f} "
           f"(without its correction {theirs['score', False]:.6f})")
-_figures(3)
+_figures(4)
 
-# --- block 4 (explainers/equivalence-tests.md, line 167) ---
+# --- block 5 (explainers/equivalence-tests.md, line 185) ---
 rng = np.random.default_rng(15)
 health = audit_results("health_risk").set_index(["protected_attribute", "metric"]).loc[("sex", "false_positive_rate_diff")]
 n_a, n_b = int(health.n_disadvantaged), int(health.n_advantaged)
@@ -106,4 +124,4 @@ disagreements = int((ours != declared[:200]).sum())
 print(f"true gap +0.05 (the margin), groups of {n_a} and {n_b}: 'within 0.05' declared in "
       f"{false_equivalence:.1%} of {len(declared)} audits")
 print(f"faircode's verdicts on the first {len(ours)} audits: {disagreements} differ from statsmodels'")
-_figures(4)
+_figures(5)

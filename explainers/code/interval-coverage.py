@@ -99,3 +99,20 @@ bootstrap_worst = coverage["percentile bootstrap"].min()
 score_worst = coverage[["Newcombe", "Agresti-Caffo"]].min().min()
 _show(coverage.round(3))
 _figures(3)
+
+# --- block 4 (explainers/interval-coverage.md, line 128) ---
+import matplotlib.pyplot as plt
+
+methods = {"percentile bootstrap": "o", "Newcombe": "s", "Agresti-Caffo": "^"}
+fig, ax = plt.subplots(figsize=(7.5, 0.5 * len(coverage) + 1.4))
+rows_at = np.arange(len(coverage))
+for k, (method, marker) in enumerate(methods.items()):
+    ax.scatter(coverage[method], rows_at + (k - 1) * 0.22, marker=marker, label=method)
+ax.axvline(0.95, color="0.4", linestyle="--", linewidth=1)
+ax.set_yticks(rows_at, [f"{cell} ({rows})" for cell, rows in zip(coverage.index, coverage["rows"])])
+ax.invert_yaxis()
+ax.set_xlabel("share of simulated audits whose interval holds the true gap")
+ax.legend(frameon=False, loc="lower left", fontsize=8)
+fig.tight_layout()
+_show(plt.show())
+_figures(4)

@@ -42,7 +42,19 @@ share_kept = kept["share kept"]
 _show(kept.round(3))
 _figures(1)
 
-# --- block 2 (explainers/sampling-bias.md, line 77) ---
+# --- block 2 (explainers/sampling-bias.md, line 61) ---
+import matplotlib.pyplot as plt
+
+fig, ax = plt.subplots(figsize=(7, 2.8))
+ax.barh(share_kept.index, share_kept.to_numpy())
+ax.invert_yaxis()
+ax.set_xlim(0, 1)
+ax.set_xlabel("share of the file's cases kept by the filters")
+fig.tight_layout()
+_show(plt.show())
+_figures(2)
+
+# --- block 3 (explainers/sampling-bias.md, line 89) ---
 benefits = load_audit("benefits_denial")
 survey = read_data(benefits.manifest)
 high_income = survey.income.astype(str).str.contains(">50K").to_numpy()
@@ -56,9 +68,9 @@ unweighted_gap = high_income[sex == "Female"].mean() - high_income[sex == "Male"
 weighted_gap = (np.average(high_income[sex == "Female"], weights=weights[sex == "Female"])
                 - np.average(high_income[sex == "Male"], weights=weights[sex == "Male"]))
 print(f"base-rate gap, women minus men: unweighted {unweighted_gap:+.4f}, weighted {weighted_gap:+.4f}")
-_figures(2)
+_figures(3)
 
-# --- block 3 (explainers/sampling-bias.md, line 107) ---
+# --- block 4 (explainers/sampling-bias.md, line 119) ---
 from faircode.datasets import find_manifest_path
 from faircode.manifest import load_manifest
 
@@ -68,4 +80,4 @@ for slug, replaces in (("mortgage_denial", "tenant screening"), ("health_risk", 
     attributes = ", ".join(a.name for a in m.protected_attributes)
     print(f"{m.name} (for {replaces}): {m.expected_rows} rows; label: {m.label.meaning}; "
           f"compares: {attributes}")
-_figures(3)
+_figures(4)
