@@ -118,8 +118,8 @@ def is_up_to_date(path: Path, out: Path, root: Path, source: Path, templates: Pa
 
 def recorded_inputs(cache_dir: Path, root: Path) -> list[Path]:
     """The files and folders the last successful build recorded as read or listed by its
-    pages (absolute paths, sorted); empty when there is no stamp. ``serve`` watches these
-    besides the sources, templates and site.yaml."""
+    pages (absolute paths, sorted); empty before the first build that rendered. ``serve``
+    watches these besides the sources, templates and site.yaml."""
     try:
         names = json.loads((cache_dir / INPUTS_FILE).read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -133,5 +133,11 @@ def write_recorded_inputs(cache_dir: Path, record: dict) -> None:
     """Keep the names of the files and folders the pages read or listed, for ``serve``:
     written after every build that renders, even when the stamp itself is not (a racy or
     volatile build), so the preview never stops watching a data file."""
-    names = sorted(set(record.get("files", {})) | set(record.get("listings", {})))
-    write_text_atomic(cache_dir / INPUTS_FILE, json.dumps(names))
+    text = json.dumps(sorted(set(record.get("files", {})) | set(record.get("listings", {}))))
+    path = cache_dir / INPUTS_FILE
+    try:
+        if path.read_text(encoding="utf-8") == text:
+            return  # a prose edit reads the same files: no write on that path
+    except OSError:
+        pass
+    write_text_atomic(path, text)
