@@ -70,6 +70,7 @@ def _sb_key(path):
 
 
 _SB_REAL_STAT = _sb_os.stat  # the recorder's own look-ups, never recorded (os.stat is watched below)
+_SB_CALLERS = {}     # code file -> whether its stats are the page's (not the installation's)
 _SB_PATH_MODULES = ("/genericpath.py", "/posixpath.py", "/pathlib.py", "/os.py",
                     "<frozen genericpath>", "<frozen posixpath>", "<frozen os>")
 
@@ -220,8 +221,12 @@ def _sb_asked_by_page(frame):
     if frame is None:
         return False
     name = frame.f_code.co_filename
-    return not (name.startswith("<frozen") or _sb_os.path.realpath(name).startswith(_SB_INSTALLATION)
-                or "/site-packages/" in name or "/dist-packages/" in name)
+    verdict = _SB_CALLERS.get(name)
+    if verdict is None:  # resolved once per code file: stats are frequent, realpath is not free
+        verdict = _SB_CALLERS[name] = not (
+            name.startswith("<frozen") or _sb_os.path.realpath(name).startswith(_SB_INSTALLATION)
+            or "/site-packages/" in name or "/dist-packages/" in name)
+    return verdict
 
 
 def _sb_watch_stat():
