@@ -73,7 +73,7 @@ print(f"test split, race: gap in who passed {label_gap:+.3f}; "
       f"(interval {model_gap.ci_low:+.3f} to {model_gap.ci_high:+.3f})")
 _figures(4)
 
-# --- block 5 (explainers/audit-law-school.md, line 113) ---
+# --- block 5 (explainers/audit-law-school.md, line 126) ---
 import matplotlib.pyplot as plt
 from faircode.audit_summary import METRIC_LABELS
 from faircode.plots import forest_panels
@@ -84,7 +84,7 @@ forest_panels(gaps, by="protected_attribute", label="name", highlight="significa
 _show(plt.show())
 _figures(5)
 
-# --- block 6 (explainers/audit-law-school.md, line 131) ---
+# --- block 6 (explainers/audit-law-school.md, line 144) ---
 from faircode.audit_summary import strategy_table
 
 primary = manifest.primary_attribute
