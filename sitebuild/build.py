@@ -121,7 +121,7 @@ def gather_executions(config: BuildConfig, pages: list, progress: Progress) -> t
     last site showed) even when it is out of date."""
     from sitebuild.check import Problem
     from sitebuild.deps import untraced_warning
-    from sitebuild.execute import ExecutedPage, execute_pages, make_job
+    from sitebuild.executed import ExecutedPage
 
     cache = _open_cache(config)
     executed: dict = {}
@@ -145,6 +145,8 @@ def gather_executions(config: BuildConfig, pages: list, progress: Progress) -> t
             progress(f"  {'kept' if kept else 'skipped'}      {page.slug}  (not in --only; "
                      f"{'its last execution is kept' if kept else 'it never ran'})")
             continue
+        from sitebuild.execute import make_job  # the kernels' machinery, loaded only when a page runs
+
         job = make_job(page, config.root, _page_timeout(config, page))
         job.reason = _why_run(config, page, lookup)
         jobs.append(job)
@@ -162,8 +164,10 @@ def gather_executions(config: BuildConfig, pages: list, progress: Progress) -> t
         progress(_status_line(result, result.slug))
 
     if jobs:
+        from sitebuild.execute import execute_pages
+
         progress(f"running {len(jobs)} page(s) on up to {min(config.jobs, len(jobs))} kernel(s)")
-    execute_pages(jobs, config.jobs, on_done=done)
+        execute_pages(jobs, config.jobs, on_done=done)
     cache.save()
     for page in pages:  # the states of what the reused pages depend on, as just checked
         result = executed.get(page.slug)
@@ -305,9 +309,10 @@ def _render_and_write(config: BuildConfig, pages: list, executed: dict, summary:
 
     from sitebuild.deps import package_versions
     from sitebuild.extract import script_path, script_text
+    from sitebuild.highlight import HIGHLIGHT_FILE, HighlightMemo
     from sitebuild.provenance import collect_provenance
     from sitebuild.quotes import page_marks
-    from sitebuild.render import render_site
+    from sitebuild.render import download_files, render_site
     from sitebuild.render_cache import RenderCache, page_signature, site_signature
     from sitebuild.write import write_scripts, write_site
 
@@ -320,15 +325,18 @@ def _render_and_write(config: BuildConfig, pages: list, executed: dict, summary:
     bibliography = (config.root / config.site.bibliography,) if getattr(config.site, "bibliography", "") else ()
     shared = site_signature(built, config.site, config.templates, provenance.commit, bibliography)
     renders = RenderCache(config.cache_dir, config.out)
+    highlights = HighlightMemo(config.cache_dir / HIGHLIGHT_FILE)
     reused = renders.reusable({p.slug: page_signature(p, executed.get(p.slug), marks.get(p.slug), shared)
                                for p in built})
+    kept = renders.kept_downloads({p.slug: download_files(p, executed.get(p.slug)) for p in built})
     site = render_site(built, executed, summary.rows, templates=config.templates, site_title=config.site.title,
                        themes=config.site.themes, annotations=marks, data_theme=config.site.data_theme,
                        site=config.site, root=config.root, provenance=provenance, page_html=reused,
-                       bytecode_dir=config.cache_dir / "templates")
-    renders.refresh(site.files, reused)
+                       kept=kept, bytecode_dir=config.cache_dir / "templates", highlights=highlights)
+    renders.refresh(site, reused)
     write_site(site, config.out, config.templates / "static")
     renders.save()
+    highlights.save((b.source, b.language) for p in built for b in p.blocks)
     if config.write_scripts:
         write_scripts({script_path(p): script_text(p) for p in pages if p.code_blocks})
     summary.written = True

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from sitebuild.deps import FileHasher, entry_deps, expand_inputs, is_trusted, stale_reason
-from sitebuild.execute import ClaimValue, ExecutedPage, InlineValue
+from sitebuild.executed import ClaimValue, ExecutedPage, InlineValue
 from sitebuild.files import write_text_atomic
 from sitebuild.outputs import Output
 from sitebuild.read import Page
@@ -108,8 +108,7 @@ class ExecutionCache:
             self.entry_path(key).unlink(missing_ok=True)
             return Lookup(None, "its cache entry was corrupt",
                           [f"{self.entry_path(key)}: corrupt cache entry discarded ({error}); the page will re-run"])
-        result.status = "cached"
-        result.deps = entry["deps"]
+        result.status, result.deps, result.digest = "cached", entry["deps"], entry.get("digest", "")
         return Lookup(result)
 
     def latest(self, page: Page) -> ExecutedPage | None:
@@ -121,7 +120,7 @@ class ExecutionCache:
         except (ValueError, KeyError, TypeError, AttributeError):
             return None
         if result is not None:
-            result.status, result.deps = "kept", entry["deps"]
+            result.status, result.deps, result.digest = "kept", entry["deps"], entry.get("digest", "")
         return result
 
     def store(self, page: Page, result: ExecutedPage) -> None:
@@ -132,7 +131,10 @@ class ExecutionCache:
         deps = entry_deps(result.deps, self.hasher, self.inputs(page), self.engine)
         result.deps = deps
         key = page_key(page)
-        entry = {"format": CACHE_FORMAT, "key": key, "slug": page.slug, "deps": deps, "result": _encode(result)}
+        encoded = _encode(result)
+        result.digest = result_digest(encoded)
+        entry = {"format": CACHE_FORMAT, "key": key, "slug": page.slug, "deps": deps, "result": encoded,
+                 "digest": result.digest}
         write_text_atomic(self.entry_path(key), json.dumps(entry))
         if self.index.get(page.rel_path) != key:
             self.index[page.rel_path] = key
@@ -153,9 +155,21 @@ def trusted(result: ExecutedPage) -> bool:
     return not result.deps or "engine" not in result.deps or is_trusted(result.deps)
 
 
+#: Fields of an encoded result that say how it ran, not what it produced.
+RUN_FIELDS = ("seconds", "status", "reason", "warnings")
+
+
+def result_digest(encoded: dict) -> str:
+    """The digest of what an execution produced: its encoded result without how it ran.
+    Two executions with the same digest render (and download) the same."""
+    produced = {name: value for name, value in encoded.items() if name not in RUN_FIELDS}
+    return hashlib.sha256(json.dumps(produced, sort_keys=True).encode()).hexdigest()
+
+
 def _encode(result: ExecutedPage) -> dict:
     data = asdict(result)
     data.pop("deps", None)
+    data.pop("digest", None)
     data["figures"] = {name: base64.b64encode(png).decode("ascii") for name, png in result.figures.items()}
     return data
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from difflib import get_close_matches
 from typing import Callable, Iterable
 
-from sitebuild.execute import ExecutedPage, PageError
+from sitebuild.executed import ExecutedPage, PageError
 from sitebuild.extract import script_path, script_text
 from sitebuild.read import Page
 from sitebuild.tokens import inline_children

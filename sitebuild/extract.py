@@ -5,6 +5,7 @@ notebook readers download (prose as Markdown cells, code as written)."""
 from __future__ import annotations
 
 import ast
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -74,6 +75,7 @@ def _figures(block):
 """
 
 
+@lru_cache(maxsize=4096)
 def _shown_last_expression(source: str) -> str:
     """``source`` with its last statement, when it is a bare expression whose value a
     notebook would display, wrapped in ``_show(...)`` (a trailing ``;`` keeps it silent)."""

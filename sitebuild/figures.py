@@ -8,7 +8,7 @@ Figures are numbered in page order; prose refers to a labelled one with an empty
 from __future__ import annotations
 
 from sitebuild.check import Problem
-from sitebuild.execute import ExecutedPage
+from sitebuild.executed import ExecutedPage
 from sitebuild.read import Page
 
 

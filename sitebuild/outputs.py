@@ -22,8 +22,10 @@ class Output:
     """One output of a block. ``kind`` is stream, stderr, text, html, figure or error;
     ``texts`` are its quotable strings: lines of text, or the rows of an HTML table (one
     line per ``<tr>``, cells joined by :data:`CELL_SEPARATOR`, so line ``i`` is the
-    row rendered with the id ``out-{n}-{k}-l{i}``). A table's rows are always derived from
-    its HTML, so a record stored in an older form reads back in this one."""
+    row rendered with the id ``out-{n}-{k}-l{i}``). A table's rows are derived from its
+    HTML when they are not given; a stored record gives them back as they were derived
+    (a change to this module changes the engine digest, so no entry derived by older code
+    is ever read)."""
 
     kind: str
     text: str = ""
@@ -34,7 +36,7 @@ class Output:
     figure_dark: str = ""
 
     def __post_init__(self) -> None:
-        if self.kind == "html":
+        if self.kind == "html" and not self.texts:
             self.texts = table_row_texts(self.text)
 
 

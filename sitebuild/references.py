@@ -10,6 +10,7 @@ unknown key is an error naming the .md line, with the closest keys."""
 from __future__ import annotations
 
 import re
+import stat
 from dataclasses import dataclass
 from difflib import get_close_matches
 from html import escape
@@ -24,6 +25,7 @@ from sitebuild.errors import ConfigError
 from sitebuild.tokens import inline_children
 
 CITATION = re.compile(r"\[@([A-Za-z][\w:.-]*)\]")
+SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 ENTRY_FIELDS = frozenset({"id", "authors", "title", "year", "venue", "doi", "url", "note"})
 
 
@@ -88,12 +90,29 @@ def _entry(index: int, raw: object, path: Path) -> Reference:
                      note=str(raw.get("note") or ""))
 
 
+#: Bibliographies already read in this process, by path and file state (a build reads it
+#: twice, for the links check and for rendering; ``serve`` on every rebuild).
+_READ: dict[tuple[str, int, int, int], dict[str, Reference]] = {}
+
+
 def load_bibliography(path: Path | None) -> dict[str, Reference]:
     """Read the bibliography (a YAML list of entries); ``None`` or a missing file gives none."""
-    if path is None or not path.is_file():
-        return {}
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8")) or []
+        state = path.stat() if path is not None else None
+    except OSError:
+        state = None
+    if state is None or not stat.S_ISREG(state.st_mode):
+        return {}
+    key = (str(path), state.st_size, state.st_mtime_ns, state.st_ino)
+    if key not in _READ:
+        _READ.clear()
+        _READ[key] = _read_bibliography(path)
+    return dict(_READ[key])
+
+
+def _read_bibliography(path: Path) -> dict[str, Reference]:
+    try:
+        raw = yaml.load(path.read_text(encoding="utf-8"), Loader=SAFE_LOADER) or []
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         line = f":{mark.line + 1}" if mark is not None else ""

@@ -14,14 +14,15 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 from markupsafe import Markup
 
 from sitebuild.annotations import Annotation, PageMarks
-from sitebuild.cells import cell_html, pygments_css
+from sitebuild.cells import cell_html
 from sitebuild.config import SiteConfig
-from sitebuild.execute import ExecutedPage
+from sitebuild.executed import ExecutedPage
 from sitebuild.extract import reader_notebook, script_text
 from sitebuild.links import data_links, data_pages_by_key
 from sitebuild.markdown import make_parser
 from sitebuild.read import Page
 from sitebuild.figures import figure_labels, figure_numbers
+from sitebuild.highlight import HighlightMemo, highlight_code
 from sitebuild.references import Reference, load_bibliography, references_section, render_citation
 from sitebuild.provenance import PROVENANCE_END, PROVENANCE_START, Provenance, collect_provenance
 
@@ -44,9 +45,12 @@ class ReportRow:
 
 @dataclass
 class RenderedSite:
-    """Every file of the site, by path relative to the output folder."""
+    """Every file of the site, by path relative to the output folder: ``files`` holds the
+    bytes of each file rendered now, ``kept`` the existing file (of the last site) that a
+    file unchanged since then is taken from as it is."""
 
     files: dict[str, bytes] = field(default_factory=dict)
+    kept: dict[str, Path] = field(default_factory=dict)
 
 
 def make_environment(templates: Path, bytecode_dir: Path | None = None) -> Environment:
@@ -70,7 +74,7 @@ def _render_fence(self, tokens, idx, options, env):
     if block is None:
         return self.fence(tokens, idx, options, env)
     return cell_html(block, env["executed"].blocks.get(block.n) if env["executed"] else None, env["slug"], env["title"],
-                     env.get("figure_numbers"))
+                     env.get("figure_numbers"), env.get("highlight", highlight_code))
 
 
 def _render_code_inline(self, tokens, idx, options, env):
@@ -188,10 +192,11 @@ def make_markdown():
 
 
 def prose_html(md, page: Page, executed: ExecutedPage | None, marks: PageMarks,
-               bibliography: dict[str, Reference] | None = None) -> str:
-    """The body of an explainer: prose, with each fenced block's cell where it stands, each
-    annotated number marked, figures numbered, citations linked (and the entries cited only
-    in running text listed at the end)."""
+               bibliography: dict[str, Reference] | None = None, highlights: HighlightMemo | None = None) -> str:
+    """The body of an explainer: prose, with each fenced block's cell where it stands (its
+    code highlighted through ``highlights`` when given), each annotated number marked,
+    figures numbered, citations linked (and the entries cited only in running text listed
+    at the end)."""
     _prepare_inline(page, marks)
     env = {
         "figure_numbers": figure_numbers(page, executed), "figure_labels": figure_labels(page, executed),
@@ -199,6 +204,7 @@ def prose_html(md, page: Page, executed: ExecutedPage | None, marks: PageMarks,
         "blocks_by_line": {b.line: b for b in page.blocks},
         "executed": executed, "slug": page.slug, "title": page.front.title,
         "inline_values": {v.index: v.text for v in (executed.inline if executed else []) if not v.error},
+        "highlight": highlights.code if highlights is not None else highlight_code,
     }
     body = [t for t in page.tokens if t.type != "front_matter"]
     return md.renderer.render(body, md.options, env) + references_section(page.tokens, bibliography or {})
@@ -283,6 +289,13 @@ def search_index_js(ordered: list[Page]) -> str:
     return f"window.FC_SEARCH_INDEX = {data};\n"
 
 
+def download_files(page: Page, executed: ExecutedPage | None) -> list[str]:
+    """The files of the site made from one page besides its HTML: the script, the notebook,
+    the Markdown and the figures, by path relative to the output folder."""
+    figures = [f"figures/{name}" for name in (executed.figures if executed else ())]
+    return [f"code/{page.slug}.py", f"code/{page.slug}.ipynb", f"source/{page.slug}.md", *figures]
+
+
 def notebook_json(page: Page, executed: ExecutedPage | None) -> str:
     """The downloadable notebook of ``page``, with its outputs."""
     notebook = reader_notebook(page, executed.notebook_outputs if executed else None)
@@ -312,14 +325,18 @@ def render_site(pages: list[Page], executed: dict[str, ExecutedPage], report: li
                 annotations: dict[str, PageMarks] | None = None, data_theme: str = "",
                 site: SiteConfig | None = None, root: Path | None = None,
                 provenance: Provenance | None = None, page_html: dict[str, bytes] | None = None,
-                bytecode_dir: Path | None = None) -> RenderedSite:
+                kept: dict[str, Path] | None = None, bytecode_dir: Path | None = None,
+                highlights: HighlightMemo | None = None) -> RenderedSite:
     """Render the whole site into memory; raises nothing for a page without an execution.
     ``annotations`` holds the number marks of each page, by slug. ``site`` (site.yaml)
     gives the title, themes, links and footer; ``root`` (the repository) the commit,
     versions and data digests shown on the pages (``provenance``, if given, instead).
     ``page_html`` holds pages already rendered (slug -> HTML, see
-    :mod:`sitebuild.render_cache`): they are used as they are. ``bytecode_dir`` keeps the
-    compiled templates between builds."""
+    :mod:`sitebuild.render_cache`): they are used as they are; ``kept`` the existing files
+    that a page's downloads (see :func:`download_files`) are taken from, used only when it
+    holds all of them. ``bytecode_dir`` keeps the compiled templates between builds, and
+    ``highlights`` the highlighted code."""
+    highlights = highlights or HighlightMemo()
     site = site or SiteConfig(title=site_title or SiteConfig.title, themes=themes, data_theme=data_theme)
     themes, data_theme = site.themes or themes, site.data_theme or data_theme
     env = make_environment(templates, bytecode_dir)
@@ -342,8 +359,13 @@ def render_site(pages: list[Page], executed: dict[str, ExecutedPage], report: li
         if page_html and page.slug in page_html:
             rendered.files[f"{page.slug}.html"] = page_html[page.slug]
         else:
-            context["body"] = Markup(prose_html(md, page, result, (annotations or {}).get(page.slug, {}), bibliography))
+            context["body"] = Markup(prose_html(md, page, result, (annotations or {}).get(page.slug, {}), bibliography,
+                                                highlights))
             rendered.files[f"{page.slug}.html"] = explainer.render(root="", **{**common, **context}).encode()
+        downloads = download_files(page, result)
+        if kept and all(rel in kept for rel in downloads):
+            rendered.kept.update((rel, kept[rel]) for rel in downloads)
+            continue
         rendered.files[f"code/{page.slug}.py"] = script_text(page).encode()
         rendered.files[f"code/{page.slug}.ipynb"] = notebook_json(page, result).encode()
         rendered.files[f"source/{page.slug}.md"] = page.text.encode()
@@ -356,7 +378,7 @@ def render_site(pages: list[Page], executed: dict[str, ExecutedPage], report: li
     # Served for a missing address at any depth: its links start from the site's base URL.
     rendered.files["404.html"] = env.get_template("404.html").render(
         root="", title="Page not found", toc=None, **{**common, "base": site.base_url}).encode()
-    rendered.files["static/pygments.css"] = pygments_css().encode()
+    rendered.files["static/pygments.css"] = highlights.css().encode()
     rendered.files["static/search-index.js"] = search_index_js(ordered).encode()
     return rendered
 

@@ -19,7 +19,9 @@ from sitebuild.stamp import PACKAGE_DIR, stat_line
 
 KEYS_FILE = "rendered.json"
 #: ExecutedPage fields that never reach a page's HTML.
-NOT_RENDERED = ("seconds", "status", "reason", "deps", "figures", "warnings", "notebook_outputs")
+NOT_RENDERED = ("seconds", "status", "reason", "deps", "figures", "warnings", "notebook_outputs", "digest")
+#: Ends the signature of a page whose downloads it does not cover.
+HTML_ONLY = "-html"
 
 
 def _sha(text: str | bytes) -> str:
@@ -28,18 +30,37 @@ def _sha(text: str | bytes) -> str:
 
 def site_signature(pages: list, site: object, templates: Path, commit: str, extra_files: tuple[Path, ...] = ()) -> str:
     """What every page's HTML shares: the front matter of all pages, site.yaml, the commit,
-    the templates and the engine's code (their file states), and ``extra_files``."""
-    fronts = repr([(p.slug, p.rel_path, p.front) for p in pages])
+    the templates and the engine's code (their file states), ``extra_files``, and the
+    versions of the libraries that render it."""
+    fronts = repr([(p.slug, p.rel_path, p.front) for p in pages]) + renderer_versions()
     states = [stat_line(p) for p in sorted(templates.rglob("*")) if p.is_file()]
     states += [stat_line(p) for p in sorted(PACKAGE_DIR.rglob("*.py"))] + [stat_line(p) for p in extra_files]
     return _sha("\n".join([fronts, repr(site), commit, *states]))
 
 
+def renderer_versions() -> str:
+    """The versions of Jinja, markdown-it-py, its plugins and Pygments."""
+    import jinja2
+    import markdown_it
+    import mdit_py_plugins
+
+    from sitebuild.highlight import pygments_version
+
+    return " ".join([jinja2.__version__, markdown_it.__version__, mdit_py_plugins.__version__,
+                     pygments_version()])
+
+
 def page_signature(page, result, marks, shared: str) -> str:
-    """The digest of everything one explainer's HTML is made of."""
-    outputs = "" if result is None else repr([getattr(result, f.name) for f in fields(result) if f.name not in NOT_RENDERED])
-    figures = [] if result is None else sorted((name, _sha(data)) for name, data in result.figures.items())
-    return _sha("\n".join([shared, page.text, outputs, repr(figures), repr(sorted((marks or {}).items()))]))
+    """The digest of everything one explainer's HTML is made of; with the execution's own
+    digest (a stored result has one), of its downloads too. A signature ending in
+    :data:`HTML_ONLY` covers the HTML only."""
+    if result is None or result.digest:
+        produced, suffix = "" if result is None else result.digest, ""
+    else:  # a failed execution is never stored: its rendered parts are all that is known
+        produced = repr([getattr(result, f.name) for f in fields(result) if f.name not in NOT_RENDERED])
+        produced += repr(sorted((name, _sha(data)) for name, data in result.figures.items()))
+        suffix = HTML_ONLY
+    return _sha("\n".join([shared, page.text, produced, repr(sorted((marks or {}).items()))])) + suffix
 
 
 def _segment(html: bytes) -> bytes | None:
@@ -70,13 +91,31 @@ class RenderCache:
                     continue
         return found
 
-    def refresh(self, files: dict[str, bytes], reused: dict[str, bytes]) -> None:
-        """Give each reused page the provenance line of this build (taken from its index)."""
-        new = _segment(files.get("index.html", b""))
+    def kept_downloads(self, downloads: dict[str, list[str]]) -> dict[str, Path]:
+        """The files of the last site that each page's downloads (slug -> paths in the site)
+        can be taken from: those of a page whose signature, covering them, is unchanged
+        and whose files are all still there."""
+        kept: dict[str, Path] = {}
+        for slug, paths in downloads.items():
+            key = self.new_keys.get(slug, HTML_ONLY)
+            if key.endswith(HTML_ONLY) or self.keys.get(slug) != key:
+                continue
+            found = {rel: self.out / rel for rel in paths}
+            if all(path.is_file() for path in found.values()):
+                kept.update(found)
+        return kept
+
+    def refresh(self, site, reused: dict[str, bytes]) -> None:
+        """Give each reused page of ``site`` (a RenderedSite) the provenance line of this
+        build (taken from its index); a page whose line is the same is kept as it is."""
+        new = _segment(site.files.get("index.html", b""))
         for slug, html in reused.items():
             old = _segment(html)
             if new is not None and old is not None and old != new:
-                files[f"{slug}.html"] = html.replace(old, new, 1)
+                site.files[f"{slug}.html"] = html.replace(old, new, 1)
+            elif site.files.get(f"{slug}.html") is html:
+                del site.files[f"{slug}.html"]
+                site.kept[f"{slug}.html"] = self.out / f"{slug}.html"
 
     def save(self) -> None:
         """Record the signatures of the site just written."""

@@ -156,8 +156,11 @@ def rebuild(config: BuildConfig, state: ServeState, progress: Callable[[str], No
     good_site = (config.out / "index.html").is_file()
     error_page = None if good_site or not failed else render_error_page(config.templates, config.site.title,
                                                                            "\n\n".join(failed))
-    watched = watched_paths(config, recorded_reads(config)) if not failed else None
-    state.publish(failed, error_page, watched)
+    state.publish(failed, error_page, None)  # the open pages reload now, while the watch list is made
+    if not failed:
+        watched = watched_paths(config, recorded_reads(config))
+        with state.lock:
+            state.watched = watched
     if failed:
         progress(f"rebuild failed: {len(failed)} problem(s); serving the last good site with an overlay naming them")
     progress(closing)

@@ -35,16 +35,33 @@ def _unchanged(previous: Path, content: bytes) -> bool:
 
 def _fill(folder: Path, site: RenderedSite, static: Path | None, last: Path | None = None) -> int:
     """Write every file of the site into ``folder``; return how many were linked. A file
-    whose bytes equal those of the same file in ``last`` (the site being replaced) is a
-    hard link to it instead of a copy: no build ever writes into a file of a site, it
-    always writes a new folder, so the two names can never diverge by a later write."""
+    whose bytes equal those of the same file in ``last`` (the site being replaced), and
+    each file the site keeps as it is, is a hard link to it instead of a copy: no build
+    ever writes into a file of a site, it always writes a new folder, so the two names can
+    never diverge by a later write."""
     files = {**_static_files(static), **site.files}
-    made, linked = {folder}, 0
+    made, linked = {str(folder)}, 0
+    base = str(folder)
+
+    def target_of(rel: str) -> str:
+        target = os.path.join(base, rel)
+        parent = os.path.dirname(target)
+        if parent not in made:
+            os.makedirs(parent, exist_ok=True)
+            made.add(parent)
+        return target
+
+    for rel, kept in site.kept.items():
+        if rel in files:
+            continue
+        target = target_of(rel)
+        try:
+            os.link(kept, target)
+            linked += 1
+        except OSError:  # no hard links here (or a link limit): copy it
+            shutil.copyfile(kept, target)
     for rel, content in files.items():
-        target = folder / rel
-        if target.parent not in made:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            made.add(target.parent)
+        target = target_of(rel)
         if last is not None and _unchanged(last / rel, content):
             try:
                 os.link(last / rel, target)

@@ -16,7 +16,7 @@ from pathlib import Path
 from sitebuild.annotations import PageMarks
 from sitebuild.check import Problem
 from sitebuild.errors import SourceError
-from sitebuild.execute import ExecutedPage
+from sitebuild.executed import ExecutedPage
 from sitebuild.files import write_text_atomic
 from sitebuild.quotes.binding import check_page
 from sitebuild.quotes.claims import ClaimResult, judge_claims, malformed_claims

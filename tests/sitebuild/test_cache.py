@@ -11,7 +11,7 @@ import time
 
 from sitebuild.cache import ExecutionCache, page_key
 from sitebuild.deps import FileHasher, code_digest
-from sitebuild.execute import ExecutedPage, InlineValue
+from sitebuild.executed import ExecutedPage, InlineValue
 from sitebuild.outputs import Output
 from sitebuild.read import read_page
 
@@ -92,7 +92,7 @@ def test_same_size_and_mtime_rewrite_is_still_a_change(tmp_path):
 
 
 def test_failed_pages_are_not_stored(tmp_path):
-    from sitebuild.execute import PageError
+    from sitebuild.executed import PageError
     (tmp_path / "data.txt").write_text("one")
     page = make_page(tmp_path)
     cache = open_cache(tmp_path)

@@ -4,7 +4,7 @@ the hook where further page checkers plug in."""
 from __future__ import annotations
 
 from sitebuild.check import Problem, check_site, describe_failure, expected_one_of
-from sitebuild.execute import ExecutedPage, PageError
+from sitebuild.executed import ExecutedPage, PageError
 from sitebuild.read import read_page
 
 A = """---

@@ -90,7 +90,8 @@ def test_a_kernel_that_lost_a_port_race_is_started_again(monkeypatch):
     """Two kernels starting at once can be handed the same free port; the one that loses
     dies before its first cell. That page is run again in a new kernel, not failed."""
     import sitebuild.execute as execute
-    from sitebuild.execute import ExecutedPage, ExecutionJob, PageError
+    from sitebuild.execute import ExecutionJob
+    from sitebuild.executed import ExecutedPage, PageError
 
     lost = ExecutedPage(slug="p", status="failed", error=PageError(
         "kernel", "the kernel failed: RuntimeError: Kernel died before replying to kernel_info",

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 
 import sitebuild.quotes.stage as stage
-from sitebuild.execute import ExecutedPage
+from sitebuild.executed import ExecutedPage
 from sitebuild.outputs import Output
 from sitebuild.quotes import Status
 from sitebuild.quotes.memo import MEMO_FILE, QuoteMemo

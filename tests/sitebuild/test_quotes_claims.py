@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from sitebuild.execute import ClaimValue
+from sitebuild.executed import ClaimValue
 from sitebuild.quotes.claims import find_claims, judge_claims, malformed_claims
 from sitebuild.quotes.extraction import parse_tokens
 from sitebuild.quotes.marks import page_marks

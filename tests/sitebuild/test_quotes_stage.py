@@ -4,7 +4,7 @@ as verified."""
 
 from __future__ import annotations
 
-from sitebuild.execute import ExecutedPage, InlineValue, PageError
+from sitebuild.executed import ExecutedPage, InlineValue, PageError
 from sitebuild.quotes.lock import LockEntry, load_lock, save_lock
 from sitebuild.outputs import Output
 from sitebuild.quotes import Status

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import json
 
-from sitebuild.cells import COLLAPSE_AFTER, cell_html, pygments_css
-from sitebuild.execute import ExecutedPage
+from sitebuild.cells import COLLAPSE_AFTER, cell_html
+from sitebuild.highlight import pygments_css
+from sitebuild.executed import ExecutedPage
 from sitebuild.outputs import Output
 from sitebuild.read import CodeBlock, read_page
 from sitebuild.render import Annotation, make_markdown, prose_html, render_site, search_index_js
