@@ -91,3 +91,55 @@ def test_compiled_templates_are_kept_and_an_edit_of_the_same_size_is_compiled_ag
     build_counting(root, monkeypatch, templates=templates)
     html = (root / "site" / "one.html").read_text()
     assert "<!-- two -->" in html and "<!-- one -->" not in html
+
+
+CODE_PAGE = "---\ntitle: {title}\nsummary: A page with code.\n---\n\n{prose}\n\n```python\nprint({value!r})\n```\n"
+
+
+def write_code(root, slug, prose, value):
+    (root / "explainers").mkdir(parents=True, exist_ok=True)
+    text = CODE_PAGE.format(title=f"Page {slug.title()}", prose=prose, value=value)
+    (root / "explainers" / f"{slug}.md").write_text(text, encoding="utf-8")
+
+
+def inodes(site, slug) -> dict[str, int]:
+    return {rel: (site / rel).stat().st_ino for rel in (f"code/{slug}.py", f"code/{slug}.ipynb", f"source/{slug}.md")}
+
+
+def test_the_downloads_of_an_unchanged_page_are_the_last_sites_files_and_a_changed_page_gets_new_ones(tmp_path, monkeypatch):
+    """Real kernels. A prose edit of one page keeps the other page's script, notebook and
+    Markdown as the very files of the last site (hard links), and writes the edited page's."""
+    root = tmp_path / "site-root"
+    write_code(root, "one", "The prose of page one.", "first output")
+    write_code(root, "two", "The prose of page two.", "second output")
+    build_counting(root, monkeypatch)
+    site = root / "site"
+    before = {slug: inodes(site, slug) for slug in ("one", "two")}
+    write_code(root, "two", "The reworded prose of page two.", "second output")
+    assert build_counting(root, monkeypatch) == ["two"]
+    assert inodes(site, "one") == before["one"]
+    assert inodes(site, "two")["source/two.md"] != before["two"]["source/two.md"]
+    assert "reworded prose" in (site / "source" / "two.md").read_text()
+    assert "reworded prose" in (site / "code" / "two.ipynb").read_text()
+    write_code(root, "one", "The prose of page one.", "first output, changed")
+    assert build_counting(root, monkeypatch) == ["one"]
+    assert "first output, changed" in (site / "code" / "one.ipynb").read_text()
+    assert "first output, changed" in (site / "code" / "one.py").read_text()
+
+
+def test_a_signature_covers_the_downloads_only_when_the_execution_has_its_digest():
+    from sitebuild.cache import result_digest
+    from sitebuild.executed import ExecutedPage
+    from sitebuild.render_cache import HTML_ONLY, page_signature
+
+    class FakePage:
+        text = "prose"
+
+    stored = ExecutedPage(slug="p", digest="d1")
+    assert not page_signature(FakePage, stored, {}, "shared").endswith(HTML_ONLY)
+    assert page_signature(FakePage, stored, {}, "shared") != page_signature(FakePage, ExecutedPage(slug="p", digest="d2"), {}, "shared")
+    assert page_signature(FakePage, ExecutedPage(slug="p"), {}, "shared").endswith(HTML_ONLY)
+    # The digest follows what a reader downloads (notebook outputs) but not how the page ran.
+    base = {"blocks": {}, "notebook_outputs": {"1": [{"output_type": "stream", "text": "a"}]}, "seconds": 1.0}
+    assert result_digest(base) == result_digest({**base, "seconds": 9.0, "status": "cached"})
+    assert result_digest(base) != result_digest({**base, "notebook_outputs": {"1": []}})
