@@ -79,9 +79,10 @@ for name, a, b in [("full test set", women, men), ("300-row sample", sample_wome
     print(f"  by hand {format_p(by_hand, 2000)}"
           f" | faircode Monte Carlo {format_p(monte_carlo, 2000)}"
           f" | faircode exact {format_p(exact)}")
+sample_p = {"by hand": by_hand, "Monte Carlo": monte_carlo, "exact": exact}   # the 300-row sample's
 _figures(3)
 
-# --- block 4 (explainers/permutation-tests.md, line 131) ---
+# --- block 4 (explainers/permutation-tests.md, line 134) ---
 import matplotlib.pyplot as plt
 from scipy.stats import hypergeom
 
@@ -114,8 +115,9 @@ fig.tight_layout()
 _show(plt.show())
 _figures(4)
 
-# --- block 5 (explainers/permutation-tests.md, line 174) ---
+# --- block 5 (explainers/permutation-tests.md, line 178) ---
 rng = np.random.default_rng(1)
+share_significant = {}
 for n_rows in (200, 500, 1000):
     p_values = []
     for _ in range(500):
@@ -123,11 +125,12 @@ for n_rows in (200, 500, 1000):
         a, b = flagged[pick][sex[pick] == 1], flagged[pick][sex[pick] == 0]
         p_values.append(permutation_test(a, b, method="exact"))
     p_values = np.array(p_values)
+    share_significant[n_rows] = np.mean(p_values < 0.05)
     print(f"{n_rows:5d} rows: p < 0.05 in {np.mean(p_values < 0.05):.0%} of samples, "
           f"median {format_p(np.median(p_values))}")
 _figures(5)
 
-# --- block 6 (explainers/permutation-tests.md, line 198) ---
+# --- block 6 (explainers/permutation-tests.md, line 204) ---
 from faircode.significance import significance_report
 
 credit = load_audit("german_credit_lending")
