@@ -45,7 +45,7 @@ for (audit, attribute), row in table.iterrows():
           f"adjusted p {row['p_adjusted', 'unawareness_proxy_removal']:.1e} | kept {after / before:.0%} of the gap")
 _figures(1)
 
-# --- block 2 (explainers/proxy-removal.md, line 88) ---
+# --- block 2 (explainers/proxy-removal.md, line 90) ---
 from scipy.stats import mannwhitneyu
 from sklearn.metrics import roc_auc_score, roc_curve
 from faircode.benchmark import load_audit
@@ -61,7 +61,7 @@ def attribute_scores(audit, attribute, features):
     classifier.fit(features.iloc[train], group[train])
     return group[test], classifier.predict_proba(features.iloc[test])[:, 1]
 
-curves = {}
+curves, agreement = {}, []
 for slug, attributes in (("benefits_denial", ("sex", "race", "age")), ("compas", ("race", "sex"))):
     audit = load_audit(slug)
     proxies = encode_features(audit.df, list(audit.manifest.proxies))
@@ -70,6 +70,7 @@ for slug, attributes in (("benefits_denial", ("sex", "race", "age")), ("compas",
         auc = roc_auc_score(group, score)
         pairs = (group == 1).sum() * (group == 0).sum()
         u_auc = mannwhitneyu(score[group == 1], score[group == 0]).statistic / pairs
+        agreement.append(abs(auc - u_auc))
         curves[f"{audit.manifest.name}: {attribute}"] = roc_curve(group, score)[:2]
         line = f"{slug:15s} {attribute:4s} from the remaining features AUC {auc:.3f} (Mann-Whitney {u_auc:.3f})"
         if slug == "benefits_denial":
@@ -78,7 +79,7 @@ for slug, attributes in (("benefits_denial", ("sex", "race", "age")), ("compas",
         print(line)
 _figures(2)
 
-# --- block 3 (explainers/proxy-removal.md, line 134) ---
+# --- block 3 (explainers/proxy-removal.md, line 139) ---
 import matplotlib.pyplot as plt
 
 fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
