@@ -104,7 +104,7 @@ for design in ("unstratified", "by label", "by group x label", "balanced"):
           f"{gap.std(ddof=1):7.3f} {np.median(width):15.3f} {np.median(detectable):15.3f} {np.mean(p < 0.05):9.0%}")
 _figures(3)
 
-# --- block 4 (explainers/stratified-test-sets.md, line 175) ---
+# --- block 4 (explainers/stratified-test-sets.md, line 176) ---
 share = young.mean()
 
 
@@ -139,9 +139,17 @@ for target in (0.20, 0.15, 0.10, 0.05):
     plan[target] = n
     print(f"gap {target:.2f}: balanced {n} per group = {2 * n} rows | "
           f"at random {total} rows, of which {round(total * share)} young")
+
+# the whole data set as a test set, at the worst case and at the rate the model really rates bad
+n_young, n_older = int(young.sum()), int((young == 0).sum())
+benchmark_model = build_model("logistic_regression", 42).fit(audit.X_core.iloc[audit.idx_train], y[audit.idx_train])
+model_rate = benchmark_model.predict(audit.X_core.iloc[audit.idx_test]).mean()
+everyone = {0.5: minimum_detectable_gap(n_young, n_older), model_rate: minimum_detectable_gap(n_young, n_older, rate=model_rate)}
+print(f"every applicant tested ({n_young} young, {n_older} older): detectable gap {everyone[0.5]:.3f} at rate 0.5, "
+      f"{everyone[model_rate]:.3f} at the benchmark model's rate of rating bad ({model_rate:.3f})")
 _figures(4)
 
-# --- block 5 (explainers/stratified-test-sets.md, line 218) ---
+# --- block 5 (explainers/stratified-test-sets.md, line 232) ---
 import matplotlib.pyplot as plt
 
 fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
