@@ -44,13 +44,16 @@ def recorded_label(share, rng):
     return recorded
 
 def gaps(flagged, outcome, group):
-    """Black minus white: base rate, selection rate and accuracy, against `outcome`."""
+    """Black minus white: base rate, selection rate, accuracy, TPR and FPR, against `outcome`."""
     black, white = group == 1, group == 0
     correct = flagged == outcome
+    positive, negative = outcome == 1, outcome == 0
     return {"base rate": outcome[black].mean() - outcome[white].mean(),
             "selection": flagged[black].mean() - flagged[white].mean(),
             "accuracy": correct[black].mean() - correct[white].mean(),
-            "white accuracy": correct[white].mean()}
+            "white accuracy": correct[white].mean(),
+            "TPR": flagged[black & positive].mean() - flagged[white & positive].mean(),
+            "FPR": flagged[black & negative].mean() - flagged[white & negative].mean()}
 
 rows = []
 for share in (0.0, 0.15, 0.3, 0.45):
@@ -67,19 +70,20 @@ summary = results.groupby(["share unrecorded", "view"]).mean().drop(columns="dra
 print(summary.round(3).to_string())
 _figures(1)
 
-# --- block 2 (explainers/label-bias.md, line 124) ---
+# --- block 2 (explainers/label-bias.md, line 128) ---
 from faircode.metrics import accuracy_diff
 
 recorded = recorded_label(0.3, np.random.default_rng(0))
 model = build_model("logistic_regression", random_state=42)
 flagged = model.fit(compas.X.iloc[train], recorded[train]).predict(compas.X.iloc[test])
+single = {}
 for view, outcome in (("measured", recorded[test]), ("true", truth[test])):
-    r = accuracy_diff(outcome, flagged, race[test], significance=True)
+    r = single[view] = accuracy_diff(outcome, flagged, race[test], significance=True)
     print(f"{view:8s} accuracy Black {r.rate_disadvantaged:.4f} white {r.rate_advantaged:.4f} "
           f"gap {r.value:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}] p {r.p_value:.3f}")
 _figures(2)
 
-# --- block 3 (explainers/label-bias.md, line 143) ---
+# --- block 3 (explainers/label-bias.md, line 149) ---
 import matplotlib.pyplot as plt
 
 panels = [("base rate", "base-rate gap (Black − white)"), ("selection", "selection-rate gap (no label)"),
