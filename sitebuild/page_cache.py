@@ -1,20 +1,20 @@
 """Stage 1, remembered: the parsed pages of the last build. A page is a function of its
 text, its path and the engine's code (with the versions of the Markdown parser, its
 plugins and PyYAML), so a page whose text digest and path are unchanged is taken from
-``<cache>/pages.pickle`` instead of being parsed again; every other page is read as
-:func:`sitebuild.read.read_pages` reads it (a page with an error is never remembered).
-An unreadable memo is ignored (every page is parsed)."""
+``<cache>/parsed/`` (one pickle per page, see :mod:`sitebuild.shelf`) instead of being
+parsed again; every other page is read as :func:`sitebuild.read.read_pages` reads it (a
+page with an error is never remembered). An unreadable memo is ignored (the page is
+parsed)."""
 
 from __future__ import annotations
 
 import hashlib
-import os
-import pickle
-import tempfile
 from pathlib import Path
 
-PAGES_FILE = "pages.pickle"
-PAGES_FORMAT = 1
+from sitebuild.shelf import Shelf, write_bytes_atomic  # noqa: F401 (named here for the quote memo)
+
+PAGES_DIR = "parsed"
+PAGES_FORMAT = 2
 ENGINE_DIR = Path(__file__).resolve().parent
 
 
@@ -33,49 +33,22 @@ def engine_version() -> str:
     return hashlib.sha256("\n".join(lines).encode()).hexdigest()
 
 
-def _load(path: Path, version: str) -> dict:
-    try:
-        with open(path, "rb") as stream:
-            data = pickle.load(stream)
-    except Exception:  # missing, truncated or written by another version: parse every page
-        return {}
-    if not isinstance(data, dict) or data.get("format") != PAGES_FORMAT or data.get("version") != version:
-        return {}
-    pages = data.get("pages")
-    return pages if isinstance(pages, dict) else {}
-
-
-def write_bytes_atomic(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same folder and a rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
 def read_pages_cached(source: Path, root: Path, cache_dir: Path) -> tuple[list, list]:
     """:func:`sitebuild.read.read_pages`, with each unchanged page from the memo of the
-    last build in ``cache_dir``; the memo is rewritten when a page changed."""
+    last build in ``cache_dir``; only a page parsed now is written to it."""
     from sitebuild.errors import SourceError
     from sitebuild.read import read_page
 
-    version = engine_version()
-    memo_path = cache_dir / PAGES_FILE
-    known = _load(memo_path, version)
-    pages, errors, kept = [], [], {}
+    shelf = Shelf(cache_dir / PAGES_DIR, PAGES_FORMAT, engine_version())
+    pages, errors, names = [], [], set()
     for path in sorted(source.glob("*.md")):
         try:
             digest = hashlib.sha256(path.read_bytes()).hexdigest()
         except OSError:
             digest = None
         key = (str(path.resolve()), str(root), digest)
-        found = known.get(str(path))
-        if digest is not None and found is not None and found[0] == key:
+        found = shelf.get(str(path)) if digest is not None else None
+        if isinstance(found, tuple) and len(found) == 2 and found[0] == key:
             page = found[1]
         else:
             try:
@@ -83,12 +56,10 @@ def read_pages_cached(source: Path, root: Path, cache_dir: Path) -> tuple[list, 
             except SourceError as error:
                 errors.append(error)
                 continue
-            if hashlib.sha256(page.text.encode("utf-8")).hexdigest() != digest:
-                key = None  # changed while being read (or not UTF-8 as written): not remembered
+            if hashlib.sha256(page.text.encode("utf-8")).hexdigest() == digest:
+                shelf.put(str(path), (key, page))
+            # else: changed while being read (or not UTF-8 as written): not remembered
         pages.append(page)
-        if key is not None:
-            kept[str(path)] = (key, page)
-    if kept.keys() != known.keys() or any(kept[name][0] != known[name][0] for name in kept):
-        write_bytes_atomic(memo_path, pickle.dumps({"format": PAGES_FORMAT, "version": version, "pages": kept},
-                                                   protocol=pickle.HIGHEST_PROTOCOL))
+        names.add(str(path))
+    shelf.keep_only(names)
     return pages, errors

@@ -11,7 +11,6 @@ import platform
 import subprocess
 import time
 from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
 
 #: Comments around the changing part of every page, so that two builds can be compared.
@@ -59,6 +58,8 @@ def package_versions(modules: set[str]) -> tuple[tuple[str, str], ...]:
     (top-level import names, such as ``sklearn`` -> ``scikit-learn``)."""
     if not modules:
         return ()
+    from importlib import metadata  # loaded here only: importing it costs a good part of a rebuild
+
     by_module = metadata.packages_distributions()
     found = {}
     for module in modules:

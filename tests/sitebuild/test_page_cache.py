@@ -5,7 +5,7 @@ reported every time, and an engine change or a corrupt memo parses every page.""
 from __future__ import annotations
 
 import sitebuild.read
-from sitebuild.page_cache import PAGES_FILE, read_pages_cached
+from sitebuild.page_cache import PAGES_DIR, read_pages_cached
 from sitebuild.read import read_pages
 
 PAGE = "---\ntitle: Page {n}\nsummary: A page of the page cache tests.\n---\n\nProse {n} and `{{python}} 1 + {n}`.\n"
@@ -65,5 +65,22 @@ def test_an_engine_change_or_a_corrupt_memo_parses_every_page(tmp_path, monkeypa
     monkeypatch.setattr("sitebuild.page_cache.engine_version", lambda: "another engine")
     assert read_counting(source, tmp_path, cache, monkeypatch)[2] == ["p1"]
     assert read_counting(source, tmp_path, cache, monkeypatch)[2] == []
-    (cache / PAGES_FILE).write_bytes(b"\x80 not a pickle")
+    [memo] = list((cache / PAGES_DIR).iterdir())
+    memo.write_bytes(b"\x80 not a pickle")
     assert read_counting(source, tmp_path, cache, monkeypatch)[2] == ["p1"]
+
+
+def test_only_the_edited_page_is_written_and_a_removed_page_is_forgotten(tmp_path, monkeypatch):
+    source, cache = tmp_path / "explainers", tmp_path / "cache"
+    for n in (1, 2, 3):
+        write(source, n)
+    read_pages_cached(source, tmp_path, cache)
+    files = {f.name: f.stat().st_mtime_ns for f in (cache / PAGES_DIR).iterdir()}
+    assert len(files) == 3
+    write(source, 2, PAGE.format(n=2) + "\nAn edit.\n")
+    read_pages_cached(source, tmp_path, cache)
+    after = {f.name: f.stat().st_mtime_ns for f in (cache / PAGES_DIR).iterdir()}
+    assert sum(after[name] != files[name] for name in files) == 1
+    (source / "p3.md").unlink()
+    pages, _ = read_pages_cached(source, tmp_path, cache)
+    assert [p.slug for p in pages] == ["p1", "p2"] and len(list((cache / PAGES_DIR).iterdir())) == 2

@@ -11,7 +11,7 @@ import sitebuild.quotes.stage as stage
 from sitebuild.executed import ExecutedPage
 from sitebuild.outputs import Output
 from sitebuild.quotes import Status
-from sitebuild.quotes.memo import MEMO_FILE, QuoteMemo
+from sitebuild.quotes.memo import MEMO_DIR, QuoteMemo
 from sitebuild.quotes.stage import check_quotes, save_quote_lock
 from sitebuild.read import read_page
 
@@ -90,8 +90,9 @@ def test_an_engine_change_or_a_corrupt_memo_checks_every_page(tmp_path, monkeypa
     monkeypatch.setattr("sitebuild.quotes.memo.engine_version", lambda: "another engine")
     _, fresh = checked(tmp_path, make_page(tmp_path), ran(), monkeypatch)
     assert fresh == ["p"]
-    memo = tmp_path / "cache" / MEMO_FILE
+    folder = tmp_path / "cache" / MEMO_DIR
+    [memo] = list(folder.iterdir())
     memo.write_bytes(b"not a pickle")
     _, fresh = checked(tmp_path, make_page(tmp_path), ran(), monkeypatch)
     assert fresh == ["p"] and memo.stat().st_size > len(b"not a pickle")
-    assert os.listdir(tmp_path / "cache") == [MEMO_FILE], "no temporary file is left"
+    assert os.listdir(folder) == [memo.name], "one file per page, and no temporary file is left"
