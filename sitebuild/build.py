@@ -251,7 +251,8 @@ def _run_site_steps(config: BuildConfig, progress: Progress) -> None:
         from sitebuild.steps import run_steps
         for step in run_steps(config.site.steps, config.root, config.cache_dir / "steps.json", config.force,
                               config.asked_steps):
-            progress(f"  step {step.name}: {'ran' if step.ran else 'not run'}{', checked' if step.checked else ''} "
+            checked = ", check passed before on these files" if step.check_remembered else ", checked" if step.checked else ""
+            progress(f"  step {step.name}: {'ran' if step.ran else 'not run'}{checked} "
                      f"({step.seconds:.2f} s)")
 
 

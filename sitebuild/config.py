@@ -25,6 +25,9 @@ class Step:
     ``when`` is "always" (every build runs it) or "asked" (only ``--step NAME`` runs it);
     ``check``, when given, is a command every build and check runs after the step (or in its
     place, when the step is not run): a non-zero exit is an error carrying its output.
+    ``outputs`` (globs) name the files the step makes and its check reads: when given, a
+    check that passed is not run again while the command, the inputs and the outputs are
+    unchanged.
     """
 
     name: str
@@ -32,6 +35,7 @@ class Step:
     inputs: tuple[str, ...] = ()
     when: str = "always"
     check: str = ""
+    outputs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -98,9 +102,9 @@ def _expect(condition: bool, where: str, expected: str, found: object) -> None:
 def _parse_step(index: int, raw: object, path: Path) -> Step:
     where = f"{path}: steps[{index}]"
     _expect(isinstance(raw, dict), where, "a mapping with 'name' and 'run'", raw)
-    unknown = set(raw) - {"name", "run", "inputs", "when", "check"}
-    _expect(not unknown, where, "only the fields name, run, inputs, when, check", sorted(unknown))
-    name, run, inputs = raw.get("name"), raw.get("run"), raw.get("inputs", [])
+    unknown = set(raw) - {"name", "run", "inputs", "when", "check", "outputs"}
+    _expect(not unknown, where, "only the fields name, run, inputs, when, check, outputs", sorted(unknown))
+    name, run, inputs, outputs = raw.get("name"), raw.get("run"), raw.get("inputs", []), raw.get("outputs", [])
     when, check = raw.get("when", "always"), raw.get("check", "")
     _expect(when in STEP_WHEN, f"{where}.when", "always (every build) or asked (only --step NAME)", when)
     _expect(isinstance(check, str), f"{where}.check", "a command as a string", check)
@@ -108,7 +112,9 @@ def _parse_step(index: int, raw: object, path: Path) -> Step:
     _expect(isinstance(run, str) and run.strip() != "", f"{where}.run", "a command as a string", run)
     _expect(isinstance(inputs, list) and all(isinstance(i, str) for i in inputs),
             f"{where}.inputs", "a list of glob patterns", inputs)
-    return Step(name=name, run=run, inputs=tuple(inputs), when=when, check=check.strip())
+    _expect(isinstance(outputs, list) and all(isinstance(o, str) for o in outputs),
+            f"{where}.outputs", "a list of glob patterns", outputs)
+    return Step(name=name, run=run, inputs=tuple(inputs), when=when, check=check.strip(), outputs=tuple(outputs))
 
 
 def load_site_config(path: Path) -> SiteConfig:

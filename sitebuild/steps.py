@@ -4,7 +4,9 @@ subprocess from the repository root, skipped while its inputs are unchanged.
 A step marked ``when: asked`` runs only when the build names it (``--step NAME``); a step's
 ``check:`` command runs on every build and check, after the step or in its place, and a
 non-zero exit is an error with the command's own message (how a step says that what it
-made is stale for its inputs)."""
+made is stale for its inputs). A step that names its ``outputs:`` has a passing check
+remembered: it is not run again while the check command, the inputs and the outputs are
+unchanged (a changed file, a new or a removed one runs it)."""
 
 from __future__ import annotations
 
@@ -33,6 +35,8 @@ class StepResult:
     ran: bool
     seconds: float
     checked: bool = False
+    #: The check passed on these very inputs and outputs before, so it was not run again.
+    check_remembered: bool = False
 
 
 def inputs_digest(step: Step, root: Path) -> str:
@@ -40,6 +44,13 @@ def inputs_digest(step: Step, root: Path) -> str:
     lines = [step.run] + [stat_line(path) for pattern in step.inputs for path in sorted(root.glob(pattern))
                           if path.is_file()]
     return hashlib.sha256("\n".join(lines).encode()).hexdigest()
+
+
+def check_digest(step: Step, root: Path) -> str:
+    """A hash of the check command, the step's inputs and its outputs (sizes, mtimes):
+    what a remembered check must find unchanged."""
+    outputs = [stat_line(path) for pattern in step.outputs for path in sorted(root.glob(pattern)) if path.is_file()]
+    return hashlib.sha256("\n".join([step.check, inputs_digest(step, root), *outputs]).encode()).hexdigest()
 
 
 def command_line(run: str) -> list[str]:
@@ -85,6 +96,20 @@ def check_step(step: Step, root: Path) -> None:
                              f"{done.returncode}); {how}. The check said:\n{tail}")
 
 
+def _check_or_remember(step: Step, root: Path, stamps: dict[str, str], force: bool) -> bool:
+    """Run the step's check, unless it names outputs and passed on the same command,
+    inputs and outputs before (then return True); remember a pass."""
+    key = f"{step.name} check"
+    digest = check_digest(step, root) if step.outputs else None
+    if digest is not None and not force and stamps.get(key) == digest:
+        return True
+    stamps.pop(key, None)
+    check_step(step, root)
+    if digest is not None:
+        stamps[key] = digest
+    return False
+
+
 def run_steps(steps: tuple[Step, ...], root: Path, stamp_file: Path, force: bool = False,
               asked: tuple[str, ...] = ()) -> list[StepResult]:
     """Run every configured step in order (``when: asked`` steps only when named in ``asked``),
@@ -101,7 +126,7 @@ def run_steps(steps: tuple[Step, ...], root: Path, stamp_file: Path, force: bool
             else:
                 result = StepResult(step.name, False, 0.0)
             if step.check:
-                check_step(step, root)
+                result.check_remembered = _check_or_remember(step, root, stamps, force)
                 result.checked = True
             results.append(result)
     finally:

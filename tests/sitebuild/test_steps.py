@@ -76,3 +76,55 @@ def test_a_failing_check_carries_the_checks_own_message(tmp_path):
     with pytest.raises(SiteBuildError, match=r"(?s)check .* failed \(status 1\); the next build runs it again\. "
                                              r"The check said:\nerror: results/a.csv is stale: data changed"):
         run_steps((step,), tmp_path, tmp_path / "steps.json")
+
+
+def counting_check(tmp_path) -> str:
+    """A check that passes while made/a.txt exists, and counts its runs in checks.log."""
+    return (f"{sys.executable} -c \"import pathlib, sys; open('checks.log', 'a').write('x'); "
+            f"sys.exit(0 if pathlib.Path('made/a.txt').exists() else 3)\"")
+
+
+def test_a_check_with_outputs_is_remembered_until_an_input_or_an_output_changes(tmp_path):
+    (tmp_path / "in.txt").write_text("1")
+    (tmp_path / "made").mkdir()
+    (tmp_path / "made" / "a.txt").write_text("result")
+    step = Step(name="results", run=f"{sys.executable} -c pass", inputs=("in.txt",), check=counting_check(tmp_path),
+                outputs=("made/*",))
+    stamps = tmp_path / "steps.json"
+    runs = lambda: len((tmp_path / "checks.log").read_text()) if (tmp_path / "checks.log").exists() else 0  # noqa: E731
+    first = run_steps((step,), tmp_path, stamps)
+    assert runs() == 1 and (first[0].checked, first[0].check_remembered) == (True, False)
+    again = run_steps((step,), tmp_path, stamps)
+    assert runs() == 1 and (again[0].checked, again[0].check_remembered) == (True, True)
+    (tmp_path / "made" / "a.txt").write_text("another result")       # an output changed
+    run_steps((step,), tmp_path, stamps)
+    assert runs() == 2
+    (tmp_path / "made" / "b.txt").write_text("new")                  # a new output
+    run_steps((step,), tmp_path, stamps)
+    assert runs() == 3
+    run_steps((step,), tmp_path, stamps, force=True)                 # --force runs it
+    assert runs() == 4
+    (tmp_path / "made" / "a.txt").unlink()                           # the check now fails, and is not remembered
+    for _ in range(2):
+        with pytest.raises(SiteBuildError, match="failed \\(status 3\\)"):
+            run_steps((step,), tmp_path, stamps)
+    assert runs() == 6
+
+
+def test_a_check_without_outputs_runs_on_every_build(tmp_path):
+    (tmp_path / "made").mkdir()
+    (tmp_path / "made" / "a.txt").write_text("result")
+    step = Step(name="results", run=f"{sys.executable} -c pass", check=counting_check(tmp_path))
+    for _ in range(3):
+        assert not run_steps((step,), tmp_path, tmp_path / "steps.json")[0].check_remembered
+    assert len((tmp_path / "checks.log").read_text()) == 3
+
+
+def test_outputs_must_be_a_list_of_globs(tmp_path):
+    from sitebuild.config import load_site_config
+    from sitebuild.errors import ConfigError
+
+    site = tmp_path / "site.yaml"
+    site.write_text("steps:\n  - name: results\n    run: python -c pass\n    outputs: results/*\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"steps\[0\]\.outputs: expected a list of glob patterns, found 'results/\*'"):
+        load_site_config(site)
