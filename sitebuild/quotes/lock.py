@@ -25,7 +25,7 @@ shape and position, and the next passing build writes them back with their label
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -120,7 +120,7 @@ def _entry_from(path: Path, position: int, item: object) -> LockEntry:
 def lock_text(entries: Iterable[LockEntry]) -> str:
     """Return the file text for ``entries``: sorted, indented, one trailing newline."""
     ordered = sorted(entries, key=LockEntry.sort_key)
-    data = {"version": LOCK_VERSION, "quotes": [asdict(entry) for entry in ordered]}
+    data = {"version": LOCK_VERSION, "quotes": [{name: getattr(entry, name) for name in _FIELD_TYPES} for entry in ordered]}
     return json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False) + "\n"
 
 
