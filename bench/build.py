@@ -156,7 +156,8 @@ def sphinx_build(project: Path, pages: int, work: str, jobs: int) -> float | Non
     shutil.rmtree(project / "jupyter-cache", ignore_errors=True)
     from jupyter_cache import get_cache
 
-    get_cache(project / "jupyter-cache")  # created beforehand: parallel readers race to create its tables
+    # Created and opened beforehand: parallel readers race to create its tables otherwise.
+    get_cache(project / "jupyter-cache").list_cache_records()
     command = [sys.executable, "-m", "sphinx", "-q", "-j", str(jobs), "-b", "html", str(source),
                str(project / "sphinx-out")]
     started = time.perf_counter()

@@ -110,8 +110,6 @@ def package_versions(modules: set[str], memo_path: Path) -> tuple[tuple[str, str
     second, so the table is kept in ``memo_path`` while the install folders are unchanged."""
     import json
 
-    from importlib import metadata
-
     state = _site_dirs_state()
     try:
         memo = json.loads(memo_path.read_text(encoding="utf-8"))
@@ -119,6 +117,8 @@ def package_versions(modules: set[str], memo_path: Path) -> tuple[tuple[str, str
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         table = None
     if table is None:
+        from importlib import metadata  # only here: importing it costs more than reading the memo
+
         table = {}
         versions: dict[str, str | None] = {}
         for module, dists in metadata.packages_distributions().items():

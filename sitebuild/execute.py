@@ -9,14 +9,13 @@ import os
 import signal
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from multiprocessing import get_context
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable
+from typing import TYPE_CHECKING, Callable
 
-# kernel_environment and kill_live_kernels are named here too for the modules that import them from here.
-from sitebuild.kernels import Kernel, kernel_environment, kill_live_kernels, kill_tree, start_kernel  # noqa: F401
-from sitebuild.executed import ClaimValue, ExecutedPage, InlineValue, PageError  # noqa: F401 (named here too)
+from sitebuild.kernels import Kernel, kill_live_kernels, kill_tree, start_kernel
+from sitebuild.executed import ClaimValue, ExecutedPage, InlineValue, PageError
 from sitebuild.outputs import DEPS_MIME, ERROR_MIME, BlockError, convert_outputs
 
 if TYPE_CHECKING:

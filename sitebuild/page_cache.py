@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from sitebuild.shelf import Shelf, write_bytes_atomic  # noqa: F401 (named here for the quote memo)
+from sitebuild.shelf import Shelf
 
 PAGES_DIR = "parsed"
 PAGES_FORMAT = 2

@@ -10,7 +10,9 @@ from sitebuild.highlight import pygments_css
 from sitebuild.executed import ExecutedPage
 from sitebuild.outputs import Output
 from sitebuild.read import CodeBlock, read_page
-from sitebuild.render import Annotation, make_markdown, prose_html, render_site, search_index_js
+from sitebuild.annotations import Annotation
+from sitebuild.prose import make_markdown, prose_html
+from sitebuild.render import render_site, search_index_js
 from site_helpers import TEMPLATES
 
 PAGE = """---
