@@ -90,7 +90,7 @@ def test_the_404_page_is_styled_at_a_nested_address(browser, built_site):
         assert background == "sticky", "the site's stylesheet did not load at a nested address"
         page.get_by_role("link", name="list of explainers").click()
         expect(page).to_have_url(base + "index.html")
-        page.wait_for_load_state("load")
+        page.wait_for_load_state("networkidle")  # the index's favicon too, or leaving aborts it
         # Over http Chromium's preload scanner first guesses the assets from the page's own
         # folder (aborted requests) before the base URL is written; from file:// none fails.
         failed.clear()

@@ -35,7 +35,7 @@ def test_steps_are_parsed(tmp_path):
 @pytest.mark.parametrize("text, message", [
     ("steps:\n  - {name: r}\n", "steps[0].run: expected a command as a string, found None"),
     ("steps:\n  - {name: r, run: x, every: 1}\n",
-     "steps[0]: expected only the fields name, run, inputs, when, check, found ['every']"),
+     "steps[0]: expected only the fields name, run, inputs, when, check, outputs, found ['every']"),
     ("steps:\n  - {name: r, run: x, when: sometimes}\n",
      "steps[0].when: expected always (every build) or asked (only --step NAME), found 'sometimes'"),
     ("timeout: soon\n", "timeout: expected a positive number of seconds, found 'soon'"),
