@@ -235,13 +235,21 @@ def _locked_build(config: BuildConfig, check_only: bool, progress: Progress, ann
         return summary
     newest, started_ns = [0], time.time_ns()
     sources = fingerprint(config.root, config.source, config.templates, options, newest)  # before reading
-    pages, executed = _execute_and_check(config, summary, check_only, progress)
-    if summary.ok:  # a passing check binds its new numbers; a failing one changes nothing
-        from sitebuild.quotes import save_quote_lock
-        save_quote_lock(summary.quotes)
-    if summary.ok and not check_only:
-        _render_and_write(config, pages, executed, summary, annotate)
-        _record_stamp(config, pages, executed, sources, newest[0], started_ns)
+    git = None
+    if not check_only:
+        from sitebuild.provenance import start_git
+        git = start_git(config.root)  # answered while the pages are read and checked
+    try:
+        pages, executed = _execute_and_check(config, summary, check_only, progress)
+        if summary.ok:  # a passing check binds its new numbers; a failing one changes nothing
+            from sitebuild.quotes import save_quote_lock
+            save_quote_lock(summary.quotes)
+        if summary.ok and not check_only:
+            _render_and_write(config, pages, executed, summary, annotate, git)
+            _record_stamp(config, pages, executed, sources, newest[0], started_ns)
+    finally:
+        if git is not None:
+            git()  # waited for (and reaped) whatever happened
     summary.seconds = time.monotonic() - started
     return summary
 
@@ -303,12 +311,14 @@ def run_check_fix(config: BuildConfig, *, progress: Progress = lambda line: None
     return fixes, run_build(replace(config, force=False, run_steps=False), check_only=True, progress=progress)
 
 
-def _render_and_write(config: BuildConfig, pages: list, executed: dict, summary: BuildSummary, annotate) -> None:
+def _render_and_write(config: BuildConfig, pages: list, executed: dict, summary: BuildSummary, annotate,
+                      git=None) -> None:
     """Render the site (each explainer whose inputs are unchanged is taken from the last
     site, see :mod:`sitebuild.render_cache`) and swap it in; write the scripts."""
     from dataclasses import replace
 
-    from sitebuild.deps import package_versions
+    from sitebuild.cache import HASHES_FILE, read_json
+    from sitebuild.deps import FileHasher, package_versions
     from sitebuild.extract import script_path, script_text
     from sitebuild.highlight import HIGHLIGHT_FILE, HighlightMemo
     from sitebuild.provenance import collect_provenance
@@ -321,7 +331,9 @@ def _render_and_write(config: BuildConfig, pages: list, executed: dict, summary:
     marks = annotate(built, executed) if annotate else {
         slug: page_marks(quotes, include_problems=not config.strict) for slug, quotes in summary.quotes.pages.items()}
     modules = {name for r in executed.values() for name in r.packages}
-    provenance = replace(collect_provenance(config.root, {p.slug: executed[p.slug].files_read for p in built}, set()),
+    hasher = FileHasher(config.root, read_json(config.cache_dir / HASHES_FILE))  # the cache's digests, read only
+    provenance = replace(collect_provenance(config.root, {p.slug: executed[p.slug].files_read for p in built}, set(),
+                                            git=git, digest=hasher.digest),
                          packages=package_versions(modules, config.cache_dir / "package-versions.json"))
     bibliography = (config.root / config.site.bibliography,) if getattr(config.site, "bibliography", "") else ()
     shared = site_signature(built, config.site, config.templates, provenance.commit, bibliography)

@@ -22,6 +22,8 @@ from sitebuild.outputs import Output
 from sitebuild.read import Page
 
 CACHE_FORMAT = 2
+#: The memo of file digests (by file state) kept beside the entries.
+HASHES_FILE = "file-hashes.json"
 
 
 def page_key(page: Page) -> str:
@@ -47,7 +49,8 @@ class Lookup:
     warnings: list[str] = field(default_factory=list)
 
 
-def _read_json(path: Path) -> dict:
+def read_json(path: Path) -> dict:
+    """The JSON object in ``path``; an empty one when it is missing, unreadable or not an object."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -65,10 +68,10 @@ class ExecutionCache:
                  site_inputs: tuple[str, ...] = (), engine: str = ""):
         self.dir = cache_dir / "pages"
         self.root = root
-        self.memo_path = cache_dir / "file-hashes.json"
+        self.memo_path = cache_dir / HASHES_FILE
         self.index_path = cache_dir / "index.json"
-        self.hasher = FileHasher(root, _read_json(self.memo_path))
-        self.index = _read_json(self.index_path)
+        self.hasher = FileHasher(root, read_json(self.memo_path))
+        self.index = read_json(self.index_path)
         self.index_changed = False
         self.env = dict(env or {})
         self.site_inputs = tuple(site_inputs)

@@ -12,6 +12,7 @@ import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 #: Comments around the changing part of every page, so that two builds can be compared.
 PROVENANCE_START, PROVENANCE_END = "<!--provenance-->", "<!--/provenance-->"
@@ -45,12 +46,39 @@ class Provenance:
         return self.commit[:10]
 
 
-def _git(root: Path, *args: str) -> str:
+def _git(root: Path, *args: str) -> subprocess.Popen | None:
     try:
-        done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=10)
-    except (OSError, subprocess.SubprocessError):
+        return subprocess.Popen(["git", *args], cwd=root, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    except OSError:
+        return None
+
+
+def _output(process: subprocess.Popen | None) -> str:
+    if process is None:
         return ""
-    return done.stdout.strip() if done.returncode == 0 else ""
+    try:
+        out, _ = process.communicate(timeout=10)
+    except subprocess.SubprocessError:
+        process.kill()
+        process.communicate()
+        return ""
+    return out.strip() if process.returncode == 0 else ""
+
+
+def start_git(root: Path) -> Callable[[], tuple[str, bool]]:
+    """Ask git for the commit of ``root`` and whether the work tree differs from it, in
+    the background; the returned function waits for the answer: (commit, dirty), ("",
+    False) outside a repository or without git."""
+    commit, status = _git(root, "rev-parse", "HEAD"), _git(root, "status", "--porcelain", "--untracked-files=no")
+    answered: list[tuple[str, bool]] = []
+
+    def answer() -> tuple[str, bool]:
+        if not answered:
+            head, changes = _output(commit), _output(status)
+            answered.append((head, bool(head) and bool(changes)))
+        return answered[0]
+
+    return answer
 
 
 def package_versions(modules: set[str]) -> tuple[tuple[str, str], ...]:
@@ -79,8 +107,10 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def data_files(root: Path, reads: dict[str, list[str]]) -> tuple[DataFile, ...]:
-    """The non-code files of ``reads`` (slug -> paths from ``root``), with their digests."""
+def data_files(root: Path, reads: dict[str, list[str]],
+               digest: Callable[[str], str | None] | None = None) -> tuple[DataFile, ...]:
+    """The non-code files of ``reads`` (slug -> paths from ``root``), with their digests
+    (from ``digest``, given the path as read, when it knows the file; else computed)."""
     readers: dict[str, list[str]] = {}
     for slug, paths in reads.items():
         for path in paths:
@@ -90,17 +120,19 @@ def data_files(root: Path, reads: dict[str, list[str]]) -> tuple[DataFile, ...]:
     for path, slugs in sorted(readers.items()):
         full = Path(path) if Path(path).is_absolute() else root / path
         if full.is_file():
-            found.append(DataFile(path, _sha256(full), full.stat().st_size, tuple(sorted(slugs))))
+            sha = (digest(path) if digest is not None else None) or _sha256(full)
+            found.append(DataFile(path, sha, full.stat().st_size, tuple(sorted(slugs))))
     return tuple(found)
 
 
 def collect_provenance(root: Path, reads: dict[str, list[str]], packages: set[str],
-                       now: float | None = None) -> Provenance:
+                       now: float | None = None, git: Callable[[], tuple[str, bool]] | None = None,
+                       digest: Callable[[str], str | None] | None = None) -> Provenance:
     """The provenance of a build over ``root``: the git commit (and whether the work tree
-    differs from it), the Python and ``packages`` versions, and the data files read."""
+    differs from it; ``git``, from :func:`start_git`, when it was asked earlier), the
+    Python and ``packages`` versions, and the data files read (see :func:`data_files`)."""
     stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(now if now is not None else time.time()))
-    commit = _git(root, "rev-parse", "HEAD")
-    dirty = bool(commit) and bool(_git(root, "status", "--porcelain", "--untracked-files=no"))
+    commit, dirty = (git or start_git(root))()
     versions = package_versions(packages)
     return Provenance(built_at=stamp, commit=commit, dirty=dirty, python=platform.python_version(),
-                      packages=versions, data_files=data_files(root, reads))
+                      packages=versions, data_files=data_files(root, reads, digest))
