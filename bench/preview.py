@@ -10,8 +10,10 @@ in the repository is written. A page of the real site is opened in Debian's Chro
 (Playwright); each round replaces one prose word of its Markdown with a new word and
 saves the file, and the time is measured from just before the save to the end of the
 load of the reloaded page (``loadEventEnd``, the browser's clock and this process's
-clock being the same wall clock). The time to the reloaded page's DOMContentLoaded and
-the time the server's rebuild took (its own closing line) are reported beside it.
+clock being the same wall clock). The time to the reloaded page's DOMContentLoaded, the
+time the server's rebuild took (its own closing line), and the split at the start of the
+reload's navigation (``performance.timeOrigin``: before it the server's side, after it
+the browser's) are reported beside it.
 
 The alternative, in the same run: the same kind of edit followed by the command an author
 would run without ``serve`` (``python build.py build`` with the same source, output and
@@ -149,6 +151,7 @@ def measure_preview(serve: ServeProcess, path: Path, page_url: str, edits: int) 
                     return {origin: performance.timeOrigin, dcl: n.domContentLoadedEventEnd, load: n.loadEventEnd}; }""")
                 time.sleep(0.2)
                 rounds.append({"round": i, "load": (timing["origin"] + timing["load"]) / 1000 - saved,
+                               "asked": timing["origin"] / 1000 - saved,
                                "dcl": (timing["origin"] + timing["dcl"]) / 1000 - saved,
                                "rebuild": serve.rebuild_seconds_after(saved)})
         finally:
@@ -177,11 +180,13 @@ def measure_build_command(base: list[str], path: Path, edits: int) -> list[float
 
 def table(rounds: list[dict], build_times: list[float]) -> str:
     """The Markdown tables of the run."""
-    lines = ["| round | save -> reloaded page loaded (s) | save -> DOMContentLoaded (s) | server's rebuild (s) |",
-             "|---:|---:|---:|---:|"]
+    lines = ["| round | save -> reloaded page loaded (s) | save -> DOMContentLoaded (s) | server's rebuild (s) "
+             "| save -> reload started (s) | reload started -> loaded (s) |",
+             "|---:|---:|---:|---:|---:|---:|"]
     for r in rounds:
         rebuild = f"{r['rebuild']:.3f}" if r["rebuild"] is not None else "?"
-        lines.append(f"| {r['round']} | {r['load']:.3f} | {r['dcl']:.3f} | {rebuild} |")
+        lines.append(f"| {r['round']} | {r['load']:.3f} | {r['dcl']:.3f} | {rebuild} | {r['asked']:.3f} "
+                     f"| {r['load'] - r['asked']:.3f} |")
     median_load = statistics.median(r["load"] for r in rounds)
     lines += ["", "| loop | median (s) | each (s) |", "|---|---:|---|",
               f"| serve: save -> reloaded page in Chromium | {median_load:.3f} | "
