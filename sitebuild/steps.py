@@ -39,18 +39,21 @@ class StepResult:
     check_remembered: bool = False
 
 
+def _states(patterns: tuple[str, ...], root: Path) -> list[str]:
+    """The state line (size, mtime) of every file the glob ``patterns`` match under ``root``."""
+    return [stat_line(path) for pattern in patterns for path in sorted(root.glob(pattern)) if path.is_file()]
+
+
 def inputs_digest(step: Step, root: Path) -> str:
     """A hash of the command and of every file its input patterns match (sizes, mtimes)."""
-    lines = [step.run] + [stat_line(path) for pattern in step.inputs for path in sorted(root.glob(pattern))
-                          if path.is_file()]
-    return hashlib.sha256("\n".join(lines).encode()).hexdigest()
+    return hashlib.sha256("\n".join([step.run, *_states(step.inputs, root)]).encode()).hexdigest()
 
 
 def check_digest(step: Step, root: Path) -> str:
     """A hash of the check command, the step's inputs and its outputs (sizes, mtimes):
     what a remembered check must find unchanged."""
-    outputs = [stat_line(path) for pattern in step.outputs for path in sorted(root.glob(pattern)) if path.is_file()]
-    return hashlib.sha256("\n".join([step.check, inputs_digest(step, root), *outputs]).encode()).hexdigest()
+    lines = [step.check, inputs_digest(step, root), *_states(step.outputs, root)]
+    return hashlib.sha256("\n".join(lines).encode()).hexdigest()
 
 
 def command_line(run: str) -> list[str]:
