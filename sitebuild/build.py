@@ -13,6 +13,7 @@ from sitebuild.errors import ConfigError
 from sitebuild.stamp import STAMP_FILE, fingerprint, is_up_to_date
 
 if TYPE_CHECKING:
+    from sitebuild.deps import FileHasher
     from sitebuild.quotes import QuoteRun
 
 Progress = Callable[[str], None]
@@ -114,9 +115,10 @@ def _why_run(config: BuildConfig, page, lookup) -> str:
     return lookup.reason
 
 
-def gather_executions(config: BuildConfig, pages: list, progress: Progress) -> tuple[dict, list, int]:
+def gather_executions(config: BuildConfig, pages: list, progress: Progress) -> tuple[dict, list, int, FileHasher]:
     """Reuse valid cache entries, run every other selected page; return results by slug,
-    warnings (as Problems), and the number of pages executed. Each page that runs says
+    warnings (as Problems), the number of pages executed, and the cache's file hasher
+    (its digests, as just checked, serve the provenance). Each page that runs says
     why (``reason``). Under ``--only`` another page keeps its latest execution (what the
     last site showed) even when it is out of date."""
     from sitebuild.check import Problem
@@ -174,7 +176,7 @@ def gather_executions(config: BuildConfig, pages: list, progress: Progress) -> t
         if result is not None and result.status == "cached":
             result.deps = dict(result.deps, states={name: cache.hasher.seen.get(name)
                                                     for name in result.deps.get("files", {})})
-    return executed, warnings, len(jobs)
+    return executed, warnings, len(jobs), cache.hasher
 
 
 def _report_rows(pages: list, executed: dict, problems: list, quotes: QuoteRun) -> list:
@@ -240,12 +242,12 @@ def _locked_build(config: BuildConfig, check_only: bool, progress: Progress, ann
         from sitebuild.provenance import start_git
         git = start_git(config.root)  # answered while the pages are read and checked
     try:
-        pages, executed = _execute_and_check(config, summary, check_only, progress)
+        pages, executed, hasher = _execute_and_check(config, summary, check_only, progress)
         if summary.ok:  # a passing check binds its new numbers; a failing one changes nothing
             from sitebuild.quotes import save_quote_lock
             save_quote_lock(summary.quotes)
         if summary.ok and not check_only:
-            _render_and_write(config, pages, executed, summary, annotate, git)
+            _render_and_write(config, pages, executed, summary, annotate, git, hasher)
             _record_stamp(config, pages, executed, sources, newest[0], started_ns)
     finally:
         if git is not None:
@@ -265,9 +267,10 @@ def _run_site_steps(config: BuildConfig, progress: Progress) -> None:
 
 
 def _execute_and_check(config: BuildConfig, summary: BuildSummary, check_only: bool,
-                       progress: Progress) -> tuple[list, dict]:
+                       progress: Progress) -> tuple[list, dict, FileHasher]:
     """Read every page, run (or reuse) its execution, and fill ``summary`` with every
-    problem found: source errors, failed pages, site checks and quoted numbers."""
+    problem found: source errors, failed pages, site checks and quoted numbers. Returns
+    the pages, their executions and the cache's file hasher."""
     from sitebuild.check import Problem, check_site
     from sitebuild.links import author_checks, check_data_keys
     from sitebuild.quotes import check_quotes
@@ -278,7 +281,7 @@ def _execute_and_check(config: BuildConfig, summary: BuildSummary, check_only: b
     unknown = sorted(set(config.only) - {p.slug for p in pages})
     if unknown:
         raise ConfigError(f"--only: no page {unknown} in {config.source}; expected some of {sorted(p.slug for p in pages)}")
-    executed, warnings, ran = gather_executions(config, pages, progress)
+    executed, warnings, ran, hasher = gather_executions(config, pages, progress)
     problems = [Problem(e.path, e.line, e.message) for e in source_errors]
     problems += check_site(pages, executed, scripts=check_only)
     problems += check_data_keys(pages, config.site.data_theme)
@@ -293,7 +296,7 @@ def _execute_and_check(config: BuildConfig, summary: BuildSummary, check_only: b
     summary.failed = sum(r.error is not None for r in executed.values())
     summary.problems = problems
     summary.rows = _report_rows(pages, executed, problems, summary.quotes)
-    return pages, executed
+    return pages, executed, hasher
 
 
 def run_check_fix(config: BuildConfig, *, progress: Progress = lambda line: None) -> tuple[list, BuildSummary]:
@@ -312,13 +315,12 @@ def run_check_fix(config: BuildConfig, *, progress: Progress = lambda line: None
 
 
 def _render_and_write(config: BuildConfig, pages: list, executed: dict, summary: BuildSummary, annotate,
-                      git=None) -> None:
+                      git=None, hasher: FileHasher | None = None) -> None:
     """Render the site (each explainer whose inputs are unchanged is taken from the last
     site, see :mod:`sitebuild.render_cache`) and swap it in; write the scripts."""
     from dataclasses import replace
 
-    from sitebuild.cache import HASHES_FILE, read_json
-    from sitebuild.deps import FileHasher, package_versions
+    from sitebuild.deps import package_versions
     from sitebuild.extract import script_path, script_text
     from sitebuild.highlight import HIGHLIGHT_FILE, HighlightMemo
     from sitebuild.provenance import collect_provenance
@@ -331,9 +333,8 @@ def _render_and_write(config: BuildConfig, pages: list, executed: dict, summary:
     marks = annotate(built, executed) if annotate else {
         slug: page_marks(quotes, include_problems=not config.strict) for slug, quotes in summary.quotes.pages.items()}
     modules = {name for r in executed.values() for name in r.packages}
-    hasher = FileHasher(config.root, read_json(config.cache_dir / HASHES_FILE))  # the cache's digests, read only
     provenance = replace(collect_provenance(config.root, {p.slug: executed[p.slug].files_read for p in built}, set(),
-                                            git=git, digest=hasher.digest),
+                                            git=git, digest=hasher.digest if hasher is not None else None),
                          packages=package_versions(modules, config.cache_dir / "package-versions.json"))
     bibliography = (config.root / config.site.bibliography,) if getattr(config.site, "bibliography", "") else ()
     shared = site_signature(built, config.site, config.templates, provenance.commit, bibliography)

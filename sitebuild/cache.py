@@ -49,8 +49,7 @@ class Lookup:
     warnings: list[str] = field(default_factory=list)
 
 
-def read_json(path: Path) -> dict:
-    """The JSON object in ``path``; an empty one when it is missing, unreadable or not an object."""
+def _read_json(path: Path) -> dict:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -70,8 +69,8 @@ class ExecutionCache:
         self.root = root
         self.memo_path = cache_dir / HASHES_FILE
         self.index_path = cache_dir / "index.json"
-        self.hasher = FileHasher(root, read_json(self.memo_path))
-        self.index = read_json(self.index_path)
+        self.hasher = FileHasher(root, _read_json(self.memo_path))
+        self.index = _read_json(self.index_path)
         self.index_changed = False
         self.env = dict(env or {})
         self.site_inputs = tuple(site_inputs)
