@@ -316,7 +316,7 @@ def run_check_fix(config: BuildConfig, *, progress: Progress = lambda line: None
 
 def _render_and_write(config: BuildConfig, pages: list, executed: dict, summary: BuildSummary, annotate,
                       git=None, hasher: FileHasher | None = None) -> None:
-    """Render the site (each explainer whose inputs are unchanged is taken from the last
+    """Render the site (each explainer whose inputs are unchanged is kept from the last
     site, see :mod:`sitebuild.render_cache`) and swap it in; write the scripts."""
     from dataclasses import replace
 
@@ -337,7 +337,7 @@ def _render_and_write(config: BuildConfig, pages: list, executed: dict, summary:
                                             git=git, digest=hasher.digest if hasher is not None else None),
                          packages=package_versions(modules, config.cache_dir / "package-versions.json"))
     bibliography = (config.root / config.site.bibliography,) if getattr(config.site, "bibliography", "") else ()
-    shared = site_signature(built, config.site, config.templates, provenance.commit, bibliography)
+    shared = site_signature(built, config.site, config.templates, provenance.commit, bibliography, provenance.dirty)
     renders = RenderCache(config.cache_dir, config.out)
     highlights = HighlightMemo(config.cache_dir / HIGHLIGHT_FILE)
     reused = renders.reusable({p.slug: page_signature(p, executed.get(p.slug), marks.get(p.slug), shared)
@@ -345,9 +345,8 @@ def _render_and_write(config: BuildConfig, pages: list, executed: dict, summary:
     kept = renders.kept_downloads({p.slug: download_files(p, executed.get(p.slug)) for p in built})
     site = render_site(built, executed, summary.rows, templates=config.templates, site_title=config.site.title,
                        themes=config.site.themes, annotations=marks, data_theme=config.site.data_theme,
-                       site=config.site, root=config.root, provenance=provenance, page_html=reused,
+                       site=config.site, root=config.root, provenance=provenance, reused=reused,
                        kept=kept, bytecode_dir=config.cache_dir / "templates", highlights=highlights)
-    renders.refresh(site, reused)
     write_site(site, config.out, config.templates / "static")
     renders.save()
     highlights.save((b.source, b.language) for p in built for b in p.blocks)

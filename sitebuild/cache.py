@@ -4,7 +4,12 @@ engine's execution code and everything the page depended on (see :mod:`sitebuild
 are unchanged. Prose is not in the key. A corrupt entry is discarded with a warning.
 
 ``index.json`` names each page's latest entry, so a lookup can tell a new page from a
-code change, and ``--only`` can keep a page it does not run."""
+code change, and ``--only`` can keep a page it does not run.
+
+The packages an execution depended on are mostly the kernel's own (IPython, ipykernel,
+zmq, ...), the same for every page: an entry names its set of package states by digest,
+stored once under ``package-sets/``, so that reading every entry stays cheap. An entry
+that lists its packages itself (as earlier entries do) is read as it is."""
 
 from __future__ import annotations
 
@@ -24,6 +29,8 @@ from sitebuild.read import Page
 CACHE_FORMAT = 2
 #: The memo of file digests (by file state) kept beside the entries.
 HASHES_FILE = "file-hashes.json"
+#: The package states the entries share, one file per set, named by its digest.
+PACKAGE_SETS_DIR = "package-sets"
 
 
 def page_key(page: Page) -> str:
@@ -76,6 +83,8 @@ class ExecutionCache:
         self.site_inputs = tuple(site_inputs)
         self.engine = engine
         self.memo: dict = {}
+        self.package_sets_dir = cache_dir / PACKAGE_SETS_DIR
+        self.package_sets: dict[str, dict] = {}
 
     def entry_path(self, key: str) -> Path:
         """Where the entry of ``key`` lives."""
@@ -92,7 +101,30 @@ class ExecutionCache:
         entry = json.loads(path.read_text(encoding="utf-8"))
         if entry.get("format") != CACHE_FORMAT or entry.get("key") != key:
             raise ValueError("the entry does not match its address")
+        if isinstance(entry["deps"].get("packages"), str):
+            entry["deps"]["packages"] = self._package_set(entry["deps"]["packages"])
         return entry
+
+    def _package_set(self, digest: str) -> dict:
+        if digest not in self.package_sets:
+            path = self.package_sets_dir / f"{digest}.json"
+            try:
+                text = path.read_text(encoding="utf-8")
+            except OSError as error:
+                raise ValueError(f"its package set {path} cannot be read ({error})") from error
+            if hashlib.sha256(text.encode()).hexdigest() != digest:
+                raise ValueError(f"{path} does not match its digest")
+            self.package_sets[digest] = json.loads(text)
+        return self.package_sets[digest]
+
+    def _store_package_set(self, packages: dict) -> str:
+        text = json.dumps(packages, sort_keys=True)
+        digest = hashlib.sha256(text.encode()).hexdigest()
+        path = self.package_sets_dir / f"{digest}.json"
+        if digest not in self.package_sets or not path.exists():
+            write_text_atomic(path, text)
+            self.package_sets[digest] = packages
+        return digest
 
     def lookup(self, page: Page) -> Lookup:
         """Return the cached result of ``page`` if its code and every dependency are unchanged."""
@@ -135,7 +167,8 @@ class ExecutionCache:
         key = page_key(page)
         encoded = _encode(result)
         result.digest = result_digest(encoded)
-        entry = {"format": CACHE_FORMAT, "key": key, "slug": page.slug, "deps": deps, "result": encoded,
+        stored = dict(deps, packages=self._store_package_set(deps["packages"]))
+        entry = {"format": CACHE_FORMAT, "key": key, "slug": page.slug, "deps": stored, "result": encoded,
                  "digest": result.digest}
         write_text_atomic(self.entry_path(key), json.dumps(entry))
         if self.index.get(page.rel_path) != key:

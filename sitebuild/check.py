@@ -6,7 +6,6 @@ over (Page, ExecutedPage) plug in."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from difflib import get_close_matches
 from typing import Callable, Iterable
 
 from sitebuild.executed import ExecutedPage, PageError
@@ -47,6 +46,8 @@ def expected_one_of(found: str, choices: set[str] | list[str]) -> str:
     choices = sorted(choices)
     if len(choices) <= LISTED_CHOICES:
         return f"expected one of {choices}"
+    from difflib import get_close_matches
+
     close = get_close_matches(found, choices, n=3, cutoff=0.5)
     return f"did you mean {' or '.join(repr(c) for c in close)}?" if close else f"none of the {len(choices)} pages is close"
 

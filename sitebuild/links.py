@@ -7,7 +7,6 @@ reported (a warning, so an error under ``--strict``)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from difflib import get_close_matches
 
 from sitebuild.check import Problem, expected_one_of
 from sitebuild.read import Page
@@ -85,6 +84,8 @@ def check_themes(pages: list[Page], themes: tuple[str, ...]) -> list[Problem]:
     problems = []
     for page in pages:
         if page.front.theme not in themes:
+            from difflib import get_close_matches
+
             close = get_close_matches(page.front.theme, list(themes), n=1, cutoff=0.5)
             hint = f"did you mean {close[0]!r}?" if close else f"expected one of {list(themes)}"
             problems.append(Problem(page.rel_path, front_matter_line(page, "theme"),

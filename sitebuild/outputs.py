@@ -6,7 +6,6 @@ from __future__ import annotations
 import base64
 import re
 from dataclasses import dataclass, field
-from html.parser import HTMLParser
 
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 ERROR_MIME = "application/vnd.sitebuild.error+json"
@@ -40,35 +39,12 @@ class Output:
             self.texts = table_row_texts(self.text)
 
 
-class _TableRows(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.rows: list[list[str]] = []
-        self._cell: list[str] | None = None
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag == "tr":
-            self.rows.append([])
-        elif tag in ("td", "th") and self.rows:
-            self._cell = []
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in ("td", "th") and self._cell is not None:
-            self.rows[-1].append(" ".join("".join(self._cell).split()))
-            self._cell = None
-
-    def handle_data(self, data: str) -> None:
-        if self._cell is not None:
-            self._cell.append(data)
-
-
 def table_row_texts(html: str) -> list[str]:
     """One line per ``<tr>`` of ``html``, in document order: its cells' texts (whitespace
     collapsed) joined by :data:`CELL_SEPARATOR`."""
-    parser = _TableRows()
-    parser.feed(html)
-    parser.close()
-    return [CELL_SEPARATOR.join(cells) for cells in parser.rows]
+    from sitebuild.html_tables import table_cells
+
+    return [CELL_SEPARATOR.join(text for text, _ in cells) for cells in table_cells(html)]
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """Stage 1, remembered: the parsed pages of the last build. A page is a function of its
 text, its path and the engine's code (with the versions of the Markdown parser, its
 plugins and PyYAML), so a page whose text digest and path are unchanged is taken from
-``<cache>/parsed/`` (one pickle per page, see :mod:`sitebuild.shelf`) instead of being
+``<cache>/parsed/`` (see :mod:`sitebuild.shelf`) instead of being
 parsed again; every other page is read as :func:`sitebuild.read.read_pages` reads it (a
 page with an error is never remembered). An unreadable memo is ignored (the page is
 parsed)."""

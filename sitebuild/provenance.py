@@ -7,8 +7,8 @@ changes between two builds of the same sources (each page marks it, see
 from __future__ import annotations
 
 import hashlib
-import platform
 import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -134,5 +134,5 @@ def collect_provenance(root: Path, reads: dict[str, list[str]], packages: set[st
     stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(now if now is not None else time.time()))
     commit, dirty = (git or start_git(root))()
     versions = package_versions(packages)
-    return Provenance(built_at=stamp, commit=commit, dirty=dirty, python=platform.python_version(),
+    return Provenance(built_at=stamp, commit=commit, dirty=dirty, python=sys.version.split()[0],
                       packages=versions, data_files=data_files(root, reads, digest))

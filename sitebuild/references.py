@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 import stat
 from dataclasses import dataclass
-from difflib import get_close_matches
 from html import escape
 from pathlib import Path
 
@@ -180,6 +179,8 @@ def page_citations(tokens: list[Token]) -> list[tuple[int, str, bool]]:
 
 def unknown_key_message(key: str, entries: dict[str, Reference], bibliography: str) -> str:
     """The message for a citation of a key the bibliography does not have."""
+    from difflib import get_close_matches
+
     close = get_close_matches(key, sorted(entries), n=2, cutoff=0.6)
     hint = f"did you mean {' or '.join(repr(c) for c in close)}?" if close else f"add an entry with `id: {key}` to {bibliography}"
     return f"citation [@{key}]: no entry {key!r} in {bibliography}; {hint}"

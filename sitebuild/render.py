@@ -160,15 +160,15 @@ def render_site(pages: list[Page], executed: dict[str, ExecutedPage], report: li
                 templates: Path, site_title: str = "", themes: tuple[str, ...] = (),
                 annotations: dict[str, PageMarks] | None = None, data_theme: str = "",
                 site: SiteConfig | None = None, root: Path | None = None,
-                provenance: Provenance | None = None, page_html: dict[str, bytes] | None = None,
+                provenance: Provenance | None = None, reused: dict[str, Path] | None = None,
                 kept: dict[str, Path] | None = None, bytecode_dir: Path | None = None,
                 highlights: HighlightMemo | None = None) -> RenderedSite:
     """Render the whole site into memory; raises nothing for a page without an execution.
     ``annotations`` holds the number marks of each page, by slug. ``site`` (site.yaml)
     gives the title, themes, links and footer; ``root`` (the repository) the commit,
     versions and data digests shown on the pages (``provenance``, if given, instead).
-    ``page_html`` holds pages already rendered (slug -> HTML, see
-    :mod:`sitebuild.render_cache`): they are used as they are; ``kept`` the existing files
+    ``reused`` holds the files of pages already rendered (slug -> HTML file of the last
+    site, see :mod:`sitebuild.render_cache`): they are kept as they are; ``kept`` the existing files
     that a page's downloads (see :func:`download_files`) are taken from, used only when it
     holds all of them. ``bytecode_dir`` keeps the compiled templates between builds, and
     ``highlights`` the highlighted code."""
@@ -192,8 +192,8 @@ def render_site(pages: list[Page], executed: dict[str, ExecutedPage], report: li
         context = _page_context(page, by_slug, ordered[i - 1] if i > 0 else None, ordered[i + 1] if i + 1 < len(ordered) else None)
         context.update(data_links=data_links(page, by_key), theme_id=theme_slug(page.front.theme),
                        links=page_links(page, site, provenance), current=page.slug)
-        if page_html and page.slug in page_html:
-            rendered.files[f"{page.slug}.html"] = page_html[page.slug]
+        if reused and page.slug in reused:
+            rendered.kept[f"{page.slug}.html"] = reused[page.slug]
         else:
             context["body"] = Markup(prose_html(md, page, result, (annotations or {}).get(page.slug, {}), bibliography,
                                                 highlights))

@@ -1,20 +1,22 @@
 """Re-render only what changed. Each explainer's HTML depends on its own text, outputs and
 number marks, on the front matter of every page (navigation, previous and next, related
 pages, data links), on site.yaml, the commit, the templates and the engine's code. The
-digest of all that is kept per page (``<cache>/rendered.json``); a page whose digest is
-unchanged takes its HTML from the last site, with only the provenance line (the part
-that changes on every build, between :data:`~sitebuild.provenance.PROVENANCE_START` and
-``PROVENANCE_END``) replaced by the new one."""
+digest of all that is kept per page (``<cache>/rendered.json``), together with the commit
+and whether the work tree had local changes; a page whose digest is unchanged keeps its
+file of the last site as it is, linked, not read. Its provenance line therefore says when
+that page's HTML was made (the index and the report say when the whole site was built);
+the commit it names is this build's, since a new commit or a change of the work tree's
+state changes every digest."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import fields
 from pathlib import Path
 
 from sitebuild.files import write_text_atomic
-from sitebuild.provenance import PROVENANCE_END, PROVENANCE_START
 from sitebuild.stamp import PACKAGE_DIR, stat_line
 
 KEYS_FILE = "rendered.json"
@@ -28,14 +30,15 @@ def _sha(text: str | bytes) -> str:
     return hashlib.sha256(text.encode() if isinstance(text, str) else text).hexdigest()
 
 
-def site_signature(pages: list, site: object, templates: Path, commit: str, extra_files: tuple[Path, ...] = ()) -> str:
-    """What every page's HTML shares: the front matter of all pages, site.yaml, the commit,
-    the templates and the engine's code (their file states), ``extra_files``, and the
-    versions of the libraries that render it."""
+def site_signature(pages: list, site: object, templates: Path, commit: str, extra_files: tuple[Path, ...] = (),
+                   dirty: bool = False) -> str:
+    """What every page's HTML shares: the front matter of all pages, site.yaml, the commit
+    and whether the work tree is ``dirty``, the templates and the engine's code (their file
+    states), ``extra_files``, and the versions of the libraries that render it."""
     fronts = repr([(p.slug, p.rel_path, p.front) for p in pages]) + renderer_versions()
     states = [stat_line(p) for p in sorted(templates.rglob("*")) if p.is_file()]
     states += [stat_line(p) for p in sorted(PACKAGE_DIR.rglob("*.py"))] + [stat_line(p) for p in extra_files]
-    return _sha("\n".join([fronts, repr(site), commit, *states]))
+    return _sha("\n".join([fronts, repr(site), commit, repr(dirty), *states]))
 
 
 def renderer_versions() -> str:
@@ -63,13 +66,24 @@ def page_signature(page, result, marks, shared: str) -> str:
     return _sha("\n".join([shared, page.text, produced, repr(sorted((marks or {}).items()))])) + suffix
 
 
-def _segment(html: bytes) -> bytes | None:
-    start, end = html.find(PROVENANCE_START.encode()), html.find(PROVENANCE_END.encode())
-    return html[start:end] if 0 <= start < end else None
+class _Listings:
+    """The names in the folders of the last site, each folder listed once."""
+
+    def __init__(self, out: Path):
+        self.out, self.names = out, {}
+
+    def has(self, rel: str) -> bool:
+        folder, _, name = rel.rpartition("/")
+        if folder not in self.names:
+            try:
+                self.names[folder] = set(os.listdir(self.out / folder))
+            except OSError:
+                self.names[folder] = set()
+        return name in self.names[folder]
 
 
 class RenderCache:
-    """The digests of the pages of the last site, and their HTML, found in ``out``."""
+    """The digests of the pages of the last site, and their files, found in ``out``."""
 
     def __init__(self, cache_dir: Path, out: Path):
         self.path, self.out = cache_dir / KEYS_FILE, out
@@ -78,18 +92,13 @@ class RenderCache:
         except (OSError, ValueError):
             self.keys = {}
         self.new_keys: dict[str, str] = {}
+        self.listings = _Listings(out)
 
-    def reusable(self, signatures: dict[str, str]) -> dict[str, bytes]:
-        """The HTML of the last site for each page whose signature is unchanged."""
+    def reusable(self, signatures: dict[str, str]) -> dict[str, Path]:
+        """The HTML file of the last site for each page whose signature is unchanged."""
         self.new_keys = dict(signatures)
-        found = {}
-        for slug, key in signatures.items():
-            if self.keys.get(slug) == key:
-                try:
-                    found[slug] = (self.out / f"{slug}.html").read_bytes()
-                except OSError:
-                    continue
-        return found
+        return {slug: self.out / f"{slug}.html" for slug, key in signatures.items()
+                if self.keys.get(slug) == key and self.listings.has(f"{slug}.html")}
 
     def kept_downloads(self, downloads: dict[str, list[str]]) -> dict[str, Path]:
         """The files of the last site that each page's downloads (slug -> paths in the site)
@@ -100,22 +109,9 @@ class RenderCache:
             key = self.new_keys.get(slug, HTML_ONLY)
             if key.endswith(HTML_ONLY) or self.keys.get(slug) != key:
                 continue
-            found = {rel: self.out / rel for rel in paths}
-            if all(path.is_file() for path in found.values()):
-                kept.update(found)
+            if all(self.listings.has(rel) for rel in paths):
+                kept.update((rel, self.out / rel) for rel in paths)
         return kept
-
-    def refresh(self, site, reused: dict[str, bytes]) -> None:
-        """Give each reused page of ``site`` (a RenderedSite) the provenance line of this
-        build (taken from its index); a page whose line is the same is kept as it is."""
-        new = _segment(site.files.get("index.html", b""))
-        for slug, html in reused.items():
-            old = _segment(html)
-            if new is not None and old is not None and old != new:
-                site.files[f"{slug}.html"] = html.replace(old, new, 1)
-            elif site.files.get(f"{slug}.html") is html:
-                del site.files[f"{slug}.html"]
-                site.kept[f"{slug}.html"] = self.out / f"{slug}.html"
 
     def save(self) -> None:
         """Record the signatures of the site just written."""

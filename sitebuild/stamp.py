@@ -1,8 +1,9 @@
 """The "nothing changed" fast path. A stamp records, for the last successful build:
 
 - a fingerprint of the state (size, times, inode) of every source, template, generated
-  script, site.yaml and engine module, and of the build's options, taken when the build
-  *started* (an edit during the build makes the next one run);
+  script, site.yaml and engine module, of the git files naming the commit checked out
+  (every page names it), and of the build's options, taken when the build *started* (an
+  edit during the build makes the next one run);
 - what the pages depended on, as recorded when they were read: each file's state, the
   digest of each folder listed, each environment variable's value, each package's state
   and the declared inputs.
@@ -51,8 +52,28 @@ def fingerprint(root: Path, source: Path, templates: Path, options: dict, newest
     given, receives the latest modification or change time seen (in its first item)."""
     lines = [json.dumps(options, sort_keys=True, default=str), stat_line(root / "site.yaml", newest)]
     lines += (_tree_lines(source, "*.md", newest) + _tree_lines(templates, "**/*", newest)
-              + _tree_lines(PACKAGE_DIR, "**/*.py", newest))
+              + _tree_lines(PACKAGE_DIR, "**/*.py", newest) + _head_lines(root))
     return hashlib.sha256("\n".join(lines).encode()).hexdigest()
+
+
+def _head_lines(root: Path) -> list[str]:
+    """The states of the files of the git repository holding ``root`` that say which commit
+    is checked out (HEAD, the branch it names, packed-refs): a commit or a checkout changes
+    one of them. Nothing outside a repository. Whether the work tree has local changes is
+    not looked at here (that takes ``git status``): a build that changes no source keeps
+    the last site's line."""
+    for folder in (root, *root.parents):
+        git = folder / ".git"
+        if git.is_file():
+            return [stat_line(git)]
+        if git.is_dir():
+            try:
+                head = (git / "HEAD").read_text(encoding="utf-8").strip()
+            except OSError:
+                return [stat_line(git / "HEAD")]
+            branch = [stat_line(git / head[5:].strip())] if head.startswith("ref:") else []
+            return [f"HEAD:{head}", *branch, stat_line(git / "packed-refs")]
+    return []
 
 
 def generated_digest(source: Path, extra: dict) -> str:

@@ -17,7 +17,6 @@ reason, when:
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass, field, replace
 from typing import Sequence
@@ -240,6 +239,8 @@ def _link_spans(source: SourceFile, href: str) -> list[tuple[int, int, int]] | N
 
 def unified_diff(old_text: str, new_text: str, path: str) -> str:
     """A unified diff of a page before and after ``--fix``, as ``check --fix`` prints it."""
+    import difflib
+
     diff = difflib.unified_diff(
         old_text.splitlines(keepends=True), new_text.splitlines(keepends=True),
         fromfile=f"a/{path}", tofile=f"b/{path}",

@@ -1,7 +1,7 @@
 """The quote check of a page, remembered between builds. A page's check depends only on
 its own text (prose, code, front matter, tokens), its execution's outputs, inline values
 and claim values, its own entries of the lock, and the checker's code; the digest of all
-that is the key of its result in ``<cache>/quotes/`` (one pickle per page, see
+that is the key of its result in ``<cache>/quotes/`` (see
 :mod:`sitebuild.shelf`). A page whose key is unchanged
 takes its result from there instead of being checked again; any change to one of those
 inputs checks it afresh. An unreadable memo is ignored (every page is checked)."""

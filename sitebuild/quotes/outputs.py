@@ -13,7 +13,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal
-from html.parser import HTMLParser
 from typing import Mapping, Protocol, Sequence
 
 from sitebuild.quotes.numbers import Number, find_numbers, half_step, mask_numbers
@@ -205,35 +204,11 @@ class _Cell:
     start: int  # where the cell starts in the row's joined line
 
 
-class _CellParser(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.rows: list[list[tuple[str, bool]]] = []
-        self._cell: list[str] | None = None
-        self._header = False
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag == "tr":
-            self.rows.append([])
-        elif tag in ("td", "th") and self.rows:
-            self._cell, self._header = [], tag == "th"
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in ("td", "th") and self._cell is not None:
-            self.rows[-1].append((" ".join("".join(self._cell).split()), self._header))
-            self._cell = None
-
-    def handle_data(self, data: str) -> None:
-        if self._cell is not None:
-            self._cell.append(data)
-
-
 def _html_cells(html: str) -> list[list[_Cell]]:
-    parser = _CellParser()
-    parser.feed(html)
-    parser.close()
+    from sitebuild.html_tables import table_cells
+
     table = []
-    for row in parser.rows:
+    for row in table_cells(html):
         cells, position = [], 0
         for text, header in row:
             cells.append(_Cell(text, header, position))

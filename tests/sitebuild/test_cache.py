@@ -141,6 +141,33 @@ def test_a_package_upgrade_is_named_with_both_versions(tmp_path):
     assert open_cache(tmp_path).lookup(page).page is not None
     entry_path = cache.entry_path(page_key(page))
     entry = json.loads(entry_path.read_text())
-    entry["deps"]["packages"]["numpy"]["stamp"][1] += 1  # as if numpy's files had been replaced
+    packages = json.loads((cache.package_sets_dir / f"{entry['deps']['packages']}.json").read_text())
+    packages["numpy"]["stamp"][1] += 1  # as if numpy's files had been replaced
+    entry["deps"]["packages"] = packages  # an entry may also list its packages itself
     entry_path.write_text(json.dumps(entry))
     assert open_cache(tmp_path).lookup(page).reason == f"numpy 0.0.1 -> {numpy.__version__}"
+
+
+def test_entries_share_one_file_of_package_states_and_a_missing_one_reruns_the_page(tmp_path):
+    import json
+
+    import numpy
+
+    (tmp_path / "data.txt").write_text("one")
+    pages = [make_page(tmp_path)]
+    (tmp_path / "explainers" / "q.md").write_text(PAGE.format(prose="Q.", options=" {hide-output}"))
+    pages.append(read_page(tmp_path / "explainers" / "q.md", tmp_path))
+    cache = open_cache(tmp_path)
+    for page in pages:
+        executed = result(tmp_path)
+        executed.deps["packages"] = {"numpy": {"path": numpy.__file__, "version": numpy.__version__}}
+        cache.store(page, executed)
+    sets = list(cache.package_sets_dir.iterdir())
+    assert len(sets) == 1 and "numpy" in json.loads(sets[0].read_text())
+    entry = json.loads(cache.entry_path(page_key(pages[1])).read_text())
+    assert entry["deps"]["packages"] == sets[0].stem
+    found = open_cache(tmp_path).lookup(pages[1])
+    assert found.page is not None and found.page.deps["packages"]["numpy"]["version"] == numpy.__version__
+    sets[0].unlink()
+    missing = open_cache(tmp_path).lookup(pages[1])
+    assert missing.page is None and "package set" in missing.warnings[0] and "re-run" in missing.warnings[0]

@@ -1,10 +1,11 @@
 """Only what changed is re-rendered: a prose edit renders its page alone, the other pages
-come from the last site with this build's provenance line; a title (which every page's
-navigation shows) or a template change renders them all."""
+are the last site's files, untouched; a title (which every page's navigation shows), a
+template change, a new commit or a change of the work tree's state renders them all."""
 
 from __future__ import annotations
 
 import re
+import subprocess
 import time
 
 import sitebuild.render
@@ -46,15 +47,47 @@ def test_a_prose_edit_renders_only_its_page(tmp_path, monkeypatch):
     for slug in ("one", "two", "three"):
         write(root, slug, f"Page {slug.title()}", f"The prose of page {slug}.")
     assert build_counting(root, monkeypatch) == ["one", "three", "two"]
+    site = root / "site"
+    before = {slug: (site / f"{slug}.html").stat().st_ino for slug in ("one", "three")}
     write(root, "two", "Page Two", "The reworded prose of page two.")
     assert build_counting(root, monkeypatch) == ["two"]
-    site = root / "site"
     assert "reworded prose" in (site / "two.html").read_text()
-    index = (site / "index.html").read_text()
-    for slug in ("one", "three"):
-        assert provenance((site / f"{slug}.html").read_text()) == provenance(index)
+    assert {slug: (site / f"{slug}.html").stat().st_ino for slug in ("one", "three")} == before, \
+        "an unchanged page is the last site's file, linked into the new one"
     write(root, "three", "Page Three, Renamed", "The prose of page three.")
     assert build_counting(root, monkeypatch) == ["one", "three", "two"], "every page's navigation shows the title"
+
+
+def git(root, *args) -> str:
+    return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.org", *args], cwd=root,
+                          check=True, capture_output=True, text=True).stdout.strip()
+
+
+def test_a_new_commit_or_local_changes_render_every_page_with_that_state(tmp_path, monkeypatch):
+    root = tmp_path / "site-root"
+    for slug in ("one", "two"):
+        write(root, slug, f"Page {slug.title()}", f"The prose of page {slug}.")
+    (root / ".gitignore").write_text("site/\n.cache/\n")
+    assert build_counting(root, monkeypatch) == ["one", "two"]
+    assert build_counting(root, monkeypatch) == [], "nothing changed"
+    git(root, "init", "-q")
+    git(root, "add", ".")  # the pages, and the scripts the build wrote
+    git(root, "commit", "-q", "-m", "first")
+    first = git(root, "rev-parse", "--short", "HEAD")
+    assert build_counting(root, monkeypatch) == ["one", "two"]
+    assert first in provenance((root / "site" / "one.html").read_text())
+    write(root, "two", "Page Two", "An edit of page two, not committed.")
+    assert build_counting(root, monkeypatch) == ["one", "two"]
+    for slug in ("one", "two"):
+        line = provenance((root / "site" / f"{slug}.html").read_text())
+        assert first in line and "with local changes" in line, line
+    git(root, "add", ".")
+    git(root, "commit", "-q", "-m", "second")
+    second = git(root, "rev-parse", "--short", "HEAD")
+    assert build_counting(root, monkeypatch) == ["one", "two"]
+    for slug in ("one", "two"):
+        line = provenance((root / "site" / f"{slug}.html").read_text())
+        assert second in line and "with local changes" not in line, line
 
 
 def test_a_template_change_renders_every_page(tmp_path, monkeypatch):
