@@ -3,16 +3,17 @@
 timed wall-clock from start to exit, in a temporary project (``--root``), in one run:
 
 1. a 10-page site whose pages each do about 1 s of work: cold with --jobs 1 and
-   --jobs 2, a rebuild with nothing changed, after a prose edit, after a code edit, and
-   the same pages built cold by Sphinx + MyST-NB (``sphinx-build -j 2``, notebooks
-   executed into a fresh jupyter-cache), the alternative;
+   --jobs 2, and the same pages built cold by Sphinx + MyST-NB (``sphinx-build -j 2``,
+   notebooks executed into a fresh jupyter-cache), the alternative, in --rounds rounds
+   each in another order (medians); then a rebuild with nothing changed, after a prose
+   edit, after a code edit;
 2. a site of 300 trivial pages: cold with --jobs 2 (no page may fail), nothing changed,
    and a prose edit of one page.
 
 The engine snapshot is byte-compiled before the runs (as pip does on install), so no
 run pays for compiling it even where PYTHONDONTWRITEBYTECODE is set.
 
-Usage: python bench/build.py [--pages 10] [--large 300] [--work sleep|cpu] [--repeat 5]
+Usage: python bench/build.py [--pages 10] [--large 300] [--work sleep|cpu] [--repeat 5] [--rounds 3]
 Prints Markdown tables. Not a test: targets are reported, not asserted."""
 
 from __future__ import annotations
@@ -196,14 +197,38 @@ def small_site(project: Path, args) -> dict:
         rows.append((name, seconds, cpu_seconds() - cpu, executed(line)))
         return seconds
 
-    for jobs in (1, 2):
-        write_pages(source, args.pages, PAGE, args.work)
-        shutil.rmtree(project / f"cache-jobs{jobs}", ignore_errors=True)
-        cold[jobs] = timed(f"cold, --jobs {jobs}", f"cache-jobs{jobs}", jobs)
-    cpu = cpu_seconds()
-    sphinx = sphinx_build(project, args.pages, args.work, 2)
-    if sphinx is not None:
-        rows.append(("Sphinx + MyST-NB cold, -j 2 (jupyter-cache)", sphinx, cpu_seconds() - cpu, f"{args.pages} executed"))
+    # The cold builds are repeated in rounds, each round in another order, so that the
+    # machine's noise falls on all three alike; the medians are compared.
+    runs: dict[str, list[tuple[float, float, str]]] = {"jobs1": [], "jobs2": [], "sphinx": []}
+
+    def cold_run(which: str) -> None:
+        cpu = cpu_seconds()
+        if which == "sphinx":
+            seconds, what = sphinx_build(project, args.pages, args.work, 2), f"{args.pages} executed"
+            if seconds is None:
+                return
+        else:
+            jobs = int(which[-1])
+            write_pages(source, args.pages, PAGE, args.work)
+            shutil.rmtree(project / f"cache-{which}", ignore_errors=True)
+            seconds, line = build(project, "explainers", "site", f"cache-{which}", jobs)
+            what = executed(line)
+        runs[which].append((seconds, cpu_seconds() - cpu, what))
+
+    order = ["jobs1", "jobs2", "sphinx"]
+    for round_ in range(args.rounds):
+        for which in order[round_ % 3:] + order[:round_ % 3]:
+            cold_run(which)
+    names = {"jobs1": "cold, --jobs 1", "jobs2": "cold, --jobs 2", "sphinx": "Sphinx + MyST-NB cold, -j 2 (jupyter-cache)"}
+    medians = {}
+    for which, done in runs.items():
+        if done:
+            medians[which] = statistics.median(t for t, _, _ in done)
+            rows.append((f"{names[which]} (median of {len(done)})", medians[which],
+                         statistics.median(c for _, c, _ in done), done[-1][2]))
+    cold = {1: medians["jobs1"], 2: medians["jobs2"]}
+    sphinx = medians.get("sphinx")
+    build(project, "explainers", "site", "cache-jobs2", 2)  # the site of the --jobs 2 cache, its stamp recorded
     cpu = cpu_seconds()
     times = [build(project, "explainers", "site", "cache-jobs2", 2) for _ in range(args.repeat)]
     rows.append((f"nothing changed (median of {args.repeat})", statistics.median(t for t, _ in times),
@@ -256,6 +281,8 @@ def main() -> None:
     parser.add_argument("--large", type=int, default=300, help="pages of the trivial site (0 skips it)")
     parser.add_argument("--work", choices=sorted(WORK_CODE), default="sleep")
     parser.add_argument("--repeat", type=int, default=5, help="runs of the repeated scenarios (median)")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="rounds of the 10-page cold builds and Sphinx's, each in another order (median)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-build-") as folder:
         project = make_project(Path(folder) / "project")

@@ -115,12 +115,14 @@ def _why_run(config: BuildConfig, page, lookup) -> str:
     return lookup.reason
 
 
-def gather_executions(config: BuildConfig, pages: list, progress: Progress) -> tuple[dict, list, int, FileHasher]:
+def gather_executions(config: BuildConfig, pages: list, progress: Progress,
+                      will_render: bool = False) -> tuple[dict, list, int, FileHasher]:
     """Reuse valid cache entries, run every other selected page; return results by slug,
     warnings (as Problems), the number of pages executed, and the cache's file hasher
     (its digests, as just checked, serve the provenance). Each page that runs says
     why (``reason``). Under ``--only`` another page keeps its latest execution (what the
-    last site showed) even when it is out of date."""
+    last site showed) even when it is out of date. With ``will_render``, the installed
+    packages the report lists are looked up while worker processes run the pages."""
     from sitebuild.check import Problem
     from sitebuild.deps import untraced_warning
     from sitebuild.executed import ExecutedPage
@@ -169,7 +171,8 @@ def gather_executions(config: BuildConfig, pages: list, progress: Progress) -> t
         from sitebuild.execute import execute_pages
 
         progress(f"running {len(jobs)} page(s) on up to {min(config.jobs, len(jobs))} kernel(s)")
-        execute_pages(jobs, config.jobs, on_done=done)
+        execute_pages(jobs, config.jobs, on_done=done,
+                      meanwhile=(lambda: _scan_packages(config)) if will_render else None)
     cache.save()
     for page in pages:  # the states of what the reused pages depend on, as just checked
         result = executed.get(page.slug)
@@ -177,6 +180,17 @@ def gather_executions(config: BuildConfig, pages: list, progress: Progress) -> t
             result.deps = dict(result.deps, states={name: cache.hasher.seen.get(name)
                                                     for name in result.deps.get("files", {})})
     return executed, warnings, len(jobs), cache.hasher
+
+
+def _scan_packages(config: BuildConfig) -> None:
+    """Fill the memo of installed distributions (most of a second when it is missing), so
+    that rendering finds it. A failure here is left for the render to meet and report."""
+    from sitebuild.deps import PACKAGE_VERSIONS_FILE, package_table
+
+    try:
+        package_table(config.cache_dir / PACKAGE_VERSIONS_FILE)
+    except Exception:
+        pass
 
 
 def _report_rows(pages: list, executed: dict, problems: list, quotes: QuoteRun) -> list:
@@ -281,7 +295,7 @@ def _execute_and_check(config: BuildConfig, summary: BuildSummary, check_only: b
     unknown = sorted(set(config.only) - {p.slug for p in pages})
     if unknown:
         raise ConfigError(f"--only: no page {unknown} in {config.source}; expected some of {sorted(p.slug for p in pages)}")
-    executed, warnings, ran, hasher = gather_executions(config, pages, progress)
+    executed, warnings, ran, hasher = gather_executions(config, pages, progress, will_render=not check_only)
     problems = [Problem(e.path, e.line, e.message) for e in source_errors]
     problems += check_site(pages, executed, scripts=check_only)
     problems += check_data_keys(pages, config.site.data_theme)
@@ -320,7 +334,7 @@ def _render_and_write(config: BuildConfig, pages: list, executed: dict, summary:
     site, see :mod:`sitebuild.render_cache`) and swap it in; write the scripts."""
     from dataclasses import replace
 
-    from sitebuild.deps import package_versions
+    from sitebuild.deps import PACKAGE_VERSIONS_FILE, package_versions
     from sitebuild.extract import script_path, script_text
     from sitebuild.highlight import HIGHLIGHT_FILE, HighlightMemo
     from sitebuild.provenance import collect_provenance
@@ -335,7 +349,7 @@ def _render_and_write(config: BuildConfig, pages: list, executed: dict, summary:
     modules = {name for r in executed.values() for name in r.packages}
     provenance = replace(collect_provenance(config.root, {p.slug: executed[p.slug].files_read for p in built}, set(),
                                             git=git, digest=hasher.digest if hasher is not None else None),
-                         packages=package_versions(modules, config.cache_dir / "package-versions.json"))
+                         packages=package_versions(modules, config.cache_dir / PACKAGE_VERSIONS_FILE))
     bibliography = (config.root / config.site.bibliography,) if getattr(config.site, "bibliography", "") else ()
     shared = site_signature(built, config.site, config.templates, provenance.commit, bibliography, provenance.dirty)
     renders = RenderCache(config.cache_dir, config.out)

@@ -105,10 +105,24 @@ def _site_dirs_state() -> list:
     return state
 
 
+#: The memo of :func:`package_versions` in the build's cache.
+PACKAGE_VERSIONS_FILE = "package-versions.json"
+
+
 def package_versions(modules: set[str], memo_path: Path) -> tuple[tuple[str, str], ...]:
     """(distribution, version) of the installed distributions that provide ``modules``
     (top-level import names). Scanning every installed distribution takes most of a
-    second, so the table is kept in ``memo_path`` while the install folders are unchanged."""
+    second, so the table is kept in ``memo_path`` while the install folders are unchanged
+    (:func:`package_table` fills it ahead of time)."""
+    table = package_table(memo_path)
+    found = {dist: version for module in modules for dist, version in table.get(module, [])}
+    return tuple(sorted(found.items(), key=lambda item: item[0].lower()))
+
+
+def package_table(memo_path: Path) -> dict[str, list[list[str]]]:
+    """Top-level import name -> [[distribution, version], ...] for every installed
+    distribution: from ``memo_path`` while the install folders are unchanged, else
+    scanned now and kept there."""
     import json
 
     state = _site_dirs_state()
@@ -132,8 +146,7 @@ def package_versions(modules: set[str], memo_path: Path) -> tuple[tuple[str, str
                 if versions[dist] is not None:
                     table.setdefault(module, []).append([dist, versions[dist]])
         write_text_atomic(memo_path, json.dumps({"state": state, "table": table}, sort_keys=True))
-    found = {dist: version for module in modules for dist, version in table.get(module, [])}
-    return tuple(sorted(found.items(), key=lambda item: item[0].lower()))
+    return table
 
 
 def expand_inputs(patterns: tuple[str, ...], root: Path) -> list[str]:

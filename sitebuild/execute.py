@@ -126,21 +126,31 @@ def _port_collision(result: ExecutedPage) -> bool:
             and "Address already in use" in f"{error.message}\n{error.traceback}")
 
 
-def execute_page(job: ExecutionJob, kernel: Kernel | None = None) -> ExecutedPage:
+def execute_page(job: ExecutionJob, kernel: Kernel | None = None,
+                 on_ready: Callable[[], None] | None = None) -> ExecutedPage:
     """Run one page in a fresh kernel (``kernel``, or one started now) whose working
     directory is the repository root; the kernel is shut down afterwards. A kernel that
-    could not bind its ports is replaced (up to :data:`KERNEL_ATTEMPTS` times)."""
+    could not bind its ports is replaced (up to :data:`KERNEL_ATTEMPTS` times).
+    ``on_ready`` is called once, when the kernel is ready and before the page's code runs
+    (or when the kernel could not start)."""
+    pending = [on_ready] if on_ready else []
+
+    def ready() -> None:
+        while pending:
+            pending.pop()()
+
     for attempt in range(KERNEL_ATTEMPTS):
-        result = _execute_once(job, kernel)
+        result = _execute_once(job, kernel, ready)
         if not _port_collision(result):
             break
         print(f"  the kernel of {job.slug} could not bind its ports (another kernel took one); starting another",
               file=sys.stderr, flush=True)
         kernel = None
+    ready()
     return result
 
 
-def _execute_once(job: ExecutionJob, kernel: Kernel | None) -> ExecutedPage:
+def _execute_once(job: ExecutionJob, kernel: Kernel | None, ready: Callable[[], None]) -> ExecutedPage:
     from nbclient import NotebookClient
 
     started = time.monotonic()
@@ -155,6 +165,7 @@ def _execute_once(job: ExecutionJob, kernel: Kernel | None) -> ExecutedPage:
                             resources={"metadata": {"path": job.root}})
     try:
         with client.setup_kernel():
+            ready()
             _run_cells(client, job, result, started + job.timeout)
     except Exception as error:  # a kernel that cannot start or a broken channel fails this page only
         if result.error is None:
@@ -173,24 +184,28 @@ def _execute_once(job: ExecutionJob, kernel: Kernel | None) -> ExecutedPage:
 
 def run_in_order(next_job: Callable[[], ExecutionJob | None], more_waiting: Callable[[], bool],
                  on_done: Callable[[ExecutedPage], None]) -> None:
-    """Run jobs one after another; while a page runs, the next page's kernel boots."""
-    spare: Kernel | None = None
+    """Run jobs one after another; while a page runs, the next page's kernel boots (started
+    once this page's kernel is ready, so that the two do not boot at the same time)."""
+    spares: list[Kernel] = []
+
+    def start_spare(root: str) -> None:
+        if more_waiting():
+            try:
+                spares.append(start_kernel(root))
+            except Exception:
+                pass
+
     try:
         while (job := next_job()) is not None:
-            kernel, spare = spare, None
+            kernel = spares.pop() if spares else None
             if kernel is None:
                 try:
                     kernel = start_kernel(job.root)
                 except Exception:
                     kernel = None
-            if more_waiting():
-                try:
-                    spare = start_kernel(job.root)
-                except Exception:
-                    spare = None
-            on_done(execute_page(job, kernel))
+            on_done(execute_page(job, kernel, on_ready=lambda root=job.root: start_spare(root)))
     finally:
-        if spare is not None:
+        for spare in spares:
             spare.stop()
 
 
@@ -218,9 +233,13 @@ def _worker(jobs, results, remaining) -> None:
 
 
 def execute_pages(jobs: list[ExecutionJob], workers: int,
-                  on_done: Callable[[ExecutedPage], None] | None = None) -> dict[str, ExecutedPage]:
+                  on_done: Callable[[ExecutedPage], None] | None = None,
+                  meanwhile: Callable[[], None] | None = None) -> dict[str, ExecutedPage]:
     """Run ``jobs`` with up to ``workers`` pages at a time (one process per worker, one
-    fresh kernel per page); call ``on_done`` as each finishes. Returns results by slug."""
+    fresh kernel per page); call ``on_done`` as each finishes. Returns results by slug.
+    ``meanwhile``, when given, is called once in this process while worker processes run
+    the pages (this process only waits for them then), after the first page is done, so
+    that it does not slow the first kernels down; without workers it is not called."""
     results: dict[str, ExecutedPage] = {}
 
     def done(result: ExecutedPage) -> None:
@@ -232,11 +251,12 @@ def execute_pages(jobs: list[ExecutionJob], workers: int,
         queue = list(jobs)
         run_in_order(lambda: queue.pop(0) if queue else None, lambda: bool(queue), done)
         return results
-    _run_in_processes(jobs, min(workers, len(jobs)), done)
+    _run_in_processes(jobs, min(workers, len(jobs)), done, meanwhile)
     return results
 
 
-def _run_in_processes(jobs: list[ExecutionJob], count: int, done: Callable[[ExecutedPage], None]) -> None:
+def _run_in_processes(jobs: list[ExecutionJob], count: int, done: Callable[[ExecutedPage], None],
+                      meanwhile: Callable[[], None] | None = None) -> None:
     import queue as queue_module
 
     context = get_context("fork")
@@ -264,6 +284,9 @@ def _run_in_processes(jobs: list[ExecutionJob], count: int, done: Callable[[Exec
                 running.discard(payload.slug)
                 finished.add(payload.slug)
                 done(payload)
+                if meanwhile is not None:  # after the first page: the first kernels boot alone
+                    meanwhile, task = None, meanwhile
+                    task()
     except BaseException:
         for process in processes:  # interrupted: each worker kills its kernels and exits
             process.terminate()
