@@ -340,7 +340,7 @@ def _render_and_write(config: BuildConfig, pages: list, executed: dict, summary:
     from sitebuild.provenance import collect_provenance
     from sitebuild.quotes import page_marks
     from sitebuild.render import download_files, render_site
-    from sitebuild.render_cache import RenderCache, page_signature, site_signature
+    from sitebuild.render_cache import RenderCache, page_signature, site_file_signatures, site_signature
     from sitebuild.write import write_scripts, write_site
 
     built = [p for p in pages if p.slug in executed]
@@ -354,8 +354,8 @@ def _render_and_write(config: BuildConfig, pages: list, executed: dict, summary:
     shared = site_signature(built, config.site, config.templates, provenance.commit, bibliography, provenance.dirty)
     renders = RenderCache(config.cache_dir, config.out)
     highlights = HighlightMemo(config.cache_dir / HIGHLIGHT_FILE)
-    reused = renders.reusable({p.slug: page_signature(p, executed.get(p.slug), marks.get(p.slug), shared)
-                               for p in built})
+    signatures = {p.slug: page_signature(p, executed.get(p.slug), marks.get(p.slug), shared) for p in built}
+    reused = renders.reusable({**signatures, **site_file_signatures(shared, provenance, summary.rows)})
     kept = renders.kept_downloads({p.slug: download_files(p, executed.get(p.slug)) for p in built})
     site = render_site(built, executed, summary.rows, templates=config.templates, site_title=config.site.title,
                        themes=config.site.themes, annotations=marks, data_theme=config.site.data_theme,

@@ -9,7 +9,6 @@ from html import escape
 from typing import Callable
 
 from sitebuild.highlight import highlight_code
-from sitebuild.html_output import sanitise_table_html
 from sitebuild.outputs import Output
 from sitebuild.read import CodeBlock
 
@@ -28,6 +27,8 @@ def _lines_html(n: int, k: int, text: str) -> str:
 
 def _table_html(n: int, k: int, html: str) -> str:
     """The sanitised table, each ``<tr>`` given the id of its quotable line (``out-{n}-{k}-l{i}``)."""
+    from sitebuild.html_output import sanitise_table_html  # html.parser, loaded only for a table
+
     rows = itertools.count()
     return TABLE_ROW.sub(lambda _: f'<tr id="out-{n}-{k}-l{next(rows)}"', sanitise_table_html(html))
 

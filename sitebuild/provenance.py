@@ -7,6 +7,7 @@ changes between two builds of the same sources (each page marks it, see
 from __future__ import annotations
 
 import hashlib
+import os
 import subprocess
 import sys
 import time
@@ -68,7 +69,10 @@ def _output(process: subprocess.Popen | None) -> str:
 def start_git(root: Path) -> Callable[[], tuple[str, bool]]:
     """Ask git for the commit of ``root`` and whether the work tree differs from it, in
     the background; the returned function waits for the answer: (commit, dirty), ("",
-    False) outside a repository or without git."""
+    False) outside a repository or without git (no git is started where no folder from
+    ``root`` up holds a ``.git``)."""
+    if "GIT_DIR" not in os.environ and not any((folder / ".git").exists() for folder in (root, *root.resolve().parents)):
+        return lambda: ("", False)
     commit, status = _git(root, "rev-parse", "HEAD"), _git(root, "status", "--porcelain", "--untracked-files=no")
     answered: list[tuple[str, bool]] = []
 

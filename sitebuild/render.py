@@ -167,8 +167,9 @@ def render_site(pages: list[Page], executed: dict[str, ExecutedPage], report: li
     ``annotations`` holds the number marks of each page, by slug. ``site`` (site.yaml)
     gives the title, themes, links and footer; ``root`` (the repository) the commit,
     versions and data digests shown on the pages (``provenance``, if given, instead).
-    ``reused`` holds the files of pages already rendered (slug -> HTML file of the last
-    site, see :mod:`sitebuild.render_cache`): they are kept as they are; ``kept`` the existing files
+    ``reused`` holds the files of pages already rendered (slug, or "/index.html",
+    "/report.html", "/404.html" -> the file of the last site, see
+    :mod:`sitebuild.render_cache`): they are kept as they are; ``kept`` the existing files
     that a page's downloads (see :func:`download_files`) are taken from, used only when it
     holds all of them. ``bytecode_dir`` keeps the compiled templates between builds, and
     ``highlights`` the highlighted code."""
@@ -207,13 +208,17 @@ def render_site(pages: list[Page], executed: dict[str, ExecutedPage], report: li
         rendered.files[f"source/{page.slug}.md"] = page.text.encode()
         for name, data in (result.figures.items() if result else ()):
             rendered.files[f"figures/{name}"] = data
-    rendered.files["index.html"] = env.get_template("index.html").render(
-        root="", title="Explainers", toc=None, groups=_groups(ordered), audits=_data_index(ordered, data_theme), **common).encode()
-    rendered.files["report.html"] = env.get_template("report.html").render(
-        root="", title="Build report", toc=None, rows=report, **common).encode()
-    # Served for a missing address at any depth: its links start from the site's base URL.
-    rendered.files["404.html"] = env.get_template("404.html").render(
-        root="", title="Page not found", toc=None, **{**common, "base": site.base_url}).encode()
+    contexts = {
+        "index.html": dict(title="Explainers", groups=_groups(ordered), audits=_data_index(ordered, data_theme)),
+        "report.html": dict(title="Build report", rows=report),
+        # Served for a missing address at any depth: its links start from the site's base URL.
+        "404.html": dict(title="Page not found", base=site.base_url),
+    }
+    for name, context in contexts.items():
+        if reused and f"/{name}" in reused:
+            rendered.kept[name] = reused[f"/{name}"]
+        else:
+            rendered.files[name] = env.get_template(name).render(root="", toc=None, **{**common, **context}).encode()
     rendered.files["static/pygments.css"] = highlights.css().encode()
     rendered.files["static/search-index.js"] = search_index_js(ordered).encode()
     return rendered

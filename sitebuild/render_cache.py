@@ -17,7 +17,7 @@ from dataclasses import fields
 from pathlib import Path
 
 from sitebuild.files import write_text_atomic
-from sitebuild.stamp import PACKAGE_DIR, stat_line
+from sitebuild.stamp import PACKAGE_DIR, stat_line, tree_lines
 
 KEYS_FILE = "rendered.json"
 #: ExecutedPage fields that never reach a page's HTML.
@@ -36,8 +36,8 @@ def site_signature(pages: list, site: object, templates: Path, commit: str, extr
     and whether the work tree is ``dirty``, the templates and the engine's code (their file
     states), ``extra_files``, and the versions of the libraries that render it."""
     fronts = repr([(p.slug, p.rel_path, p.front) for p in pages]) + renderer_versions()
-    states = [stat_line(p) for p in sorted(templates.rglob("*")) if p.is_file()]
-    states += [stat_line(p) for p in sorted(PACKAGE_DIR.rglob("*.py"))] + [stat_line(p) for p in extra_files]
+    states = tree_lines(templates, "", None, recursive=True) + tree_lines(PACKAGE_DIR, ".py", None, recursive=True)
+    states += [stat_line(p) for p in extra_files]
     return _sha("\n".join([fronts, repr(site), commit, repr(dirty), *states]))
 
 
@@ -64,6 +64,18 @@ def page_signature(page, result, marks, shared: str) -> str:
         produced += repr(sorted((name, _sha(data)) for name, data in result.figures.items()))
         suffix = HTML_ONLY
     return _sha("\n".join([shared, page.text, produced, repr(sorted((marks or {}).items()))])) + suffix
+
+
+def site_file_signatures(shared: str, provenance: object, rows: list) -> dict[str, str]:
+    """The signatures of the index, the report and the 404 page (keys "/index.html", ...):
+    what every page shares, this build's provenance (its time included), and for the
+    report its rows."""
+    common = "\n".join([shared, repr(provenance)])
+    return {"/index.html": _sha(common), "/404.html": _sha(common), "/report.html": _sha(common + repr(rows))}
+
+
+def _file_name(key: str) -> str:
+    return key[1:] if key.startswith("/") else f"{key}.html"
 
 
 class _Listings:
@@ -95,10 +107,11 @@ class RenderCache:
         self.listings = _Listings(out)
 
     def reusable(self, signatures: dict[str, str]) -> dict[str, Path]:
-        """The HTML file of the last site for each page whose signature is unchanged."""
+        """The HTML file of the last site for each page whose signature is unchanged (by
+        slug, or by "/index.html" and the like, see :func:`site_file_signatures`)."""
         self.new_keys = dict(signatures)
-        return {slug: self.out / f"{slug}.html" for slug, key in signatures.items()
-                if self.keys.get(slug) == key and self.listings.has(f"{slug}.html")}
+        return {key: self.out / _file_name(key) for key, signature in signatures.items()
+                if self.keys.get(key) == signature and self.listings.has(_file_name(key))}
 
     def kept_downloads(self, downloads: dict[str, list[str]]) -> dict[str, Path]:
         """The files of the last site that each page's downloads (slug -> paths in the site)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from sitebuild.files import RACY_NS, file_state, is_racy, listing_digest, package_stamp, write_text_atomic
 
-__all__ = ["RACY_NS", "stat_line", "fingerprint", "deps_state", "read_stamp", "write_stamp", "is_up_to_date",
+__all__ = ["RACY_NS", "stat_line", "tree_lines", "fingerprint", "deps_state", "read_stamp", "write_stamp", "is_up_to_date",
            "recorded_inputs", "write_recorded_inputs", "generated_digest", "STAMP_FILE", "INPUTS_FILE"]
 
 STAMP_FORMAT = 2
@@ -30,11 +30,11 @@ INPUTS_FILE = "recorded-inputs.json"  # what the last build's pages read, stamp 
 PACKAGE_DIR = Path(__file__).resolve().parent
 
 
-def stat_line(path: Path, newest: list[int] | None = None) -> str:
+def stat_line(path: str | Path, newest: list[int] | None = None) -> str:
     """``path`` with its size, modification and change times and inode (or "missing"):
     what a fingerprint of the file's state holds. ``newest`` receives the latest time seen."""
     try:
-        state = file_state(path.stat())
+        state = file_state(os.stat(path))
     except OSError:
         return f"{path}:missing"
     if newest is not None:
@@ -42,8 +42,24 @@ def stat_line(path: Path, newest: list[int] | None = None) -> str:
     return f"{path}:{state[0]}:{state[1]}:{state[2]}:{state[3]}"
 
 
-def _tree_lines(folder: Path, pattern: str, newest: list[int] | None) -> list[str]:
-    return [stat_line(p, newest) for p in sorted(folder.glob(pattern)) if p.is_file()] if folder.is_dir() else []
+def tree_lines(folder: Path, suffix: str, newest: list[int] | None, recursive: bool = False) -> list[str]:
+    """The stat lines of the files under ``folder`` whose names end in ``suffix`` (in it
+    alone, or with ``recursive`` in every folder below too), in a fixed order."""
+    return [stat_line(path, newest) for path in sorted(_files(str(folder), suffix, recursive))]
+
+
+def _files(folder: str, suffix: str, recursive: bool) -> list[str]:
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return []
+    found = []
+    for entry in entries:
+        if entry.is_file() and entry.name.endswith(suffix):
+            found.append(entry.path)
+        elif recursive and entry.is_dir(follow_symlinks=False):
+            found += _files(entry.path, suffix, recursive)
+    return found
 
 
 def fingerprint(root: Path, source: Path, templates: Path, options: dict, newest: list[int] | None = None) -> str:
@@ -51,8 +67,8 @@ def fingerprint(root: Path, source: Path, templates: Path, options: dict, newest
     templates, site.yaml, the engine's modules) and the build's options. ``newest``, when
     given, receives the latest modification or change time seen (in its first item)."""
     lines = [json.dumps(options, sort_keys=True, default=str), stat_line(root / "site.yaml", newest)]
-    lines += (_tree_lines(source, "*.md", newest) + _tree_lines(templates, "**/*", newest)
-              + _tree_lines(PACKAGE_DIR, "**/*.py", newest) + _head_lines(root))
+    lines += (tree_lines(source, ".md", newest) + tree_lines(templates, "", newest, recursive=True)
+              + tree_lines(PACKAGE_DIR, ".py", newest, recursive=True) + _head_lines(root))
     return hashlib.sha256("\n".join(lines).encode()).hexdigest()
 
 
@@ -79,7 +95,7 @@ def _head_lines(root: Path) -> list[str]:
 def generated_digest(source: Path, extra: dict) -> str:
     """Hash the state of what the build itself writes beside the sources (the generated
     scripts, and ``extra``): taken at the end of a build, never racy."""
-    lines = [json.dumps(extra, sort_keys=True, default=str)] + _tree_lines(source / "code", "*.py", None)
+    lines = [json.dumps(extra, sort_keys=True, default=str)] + tree_lines(source / "code", ".py", None)
     return hashlib.sha256("\n".join(lines).encode()).hexdigest()
 
 

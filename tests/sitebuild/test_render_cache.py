@@ -176,3 +176,35 @@ def test_a_signature_covers_the_downloads_only_when_the_execution_has_its_digest
     base = {"blocks": {}, "notebook_outputs": {"1": [{"output_type": "stream", "text": "a"}]}, "seconds": 1.0}
     assert result_digest(base) == result_digest({**base, "seconds": 9.0, "status": "cached"})
     assert result_digest(base) != result_digest({**base, "notebook_outputs": {"1": []}})
+
+
+def test_the_index_report_and_404_are_kept_until_what_they_show_changes(tmp_path, monkeypatch):
+    import sitebuild.provenance
+
+    real = sitebuild.provenance.collect_provenance
+    clock = [1_800_000_000.0]
+    monkeypatch.setattr(sitebuild.provenance, "collect_provenance",
+                        lambda *args, **kwargs: real(*args, **{**kwargs, "now": clock[0]}))
+    root = tmp_path / "site-root"
+    for slug in ("one", "two"):
+        write(root, slug, f"Page {slug.title()}", f"The prose of page {slug}.")
+    build_counting(root, monkeypatch)
+    site = root / "site"
+    names = ("index.html", "report.html", "404.html")
+
+    def inodes() -> dict:
+        return {name: (site / name).stat().st_ino for name in names}
+
+    first = inodes()
+    write(root, "two", "Page Two", "The reworded prose of page two.")
+    assert build_counting(root, monkeypatch) == ["two"]
+    assert inodes() == first, "a prose edit changes none of them"
+    clock[0] += 3600
+    write(root, "two", "Page Two", "Reworded again, an hour later.")
+    build_counting(root, monkeypatch)
+    later = inodes()
+    assert all(later[name] != first[name] for name in names), "each says when the site was built"
+    assert provenance((site / "index.html").read_text()) != provenance((site / "one.html").read_text())
+    write(root, "one", "Page One, Renamed", "The prose of page one.")
+    build_counting(root, monkeypatch)
+    assert "Page One, Renamed" in (site / "index.html").read_text()
