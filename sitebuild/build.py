@@ -332,9 +332,7 @@ def _render_and_write(config: BuildConfig, pages: list, executed: dict, summary:
                       git=None, hasher: FileHasher | None = None) -> None:
     """Render the site (each explainer whose inputs are unchanged is kept from the last
     site, see :mod:`sitebuild.render_cache`) and swap it in; write the scripts."""
-    from dataclasses import replace
-
-    from sitebuild.deps import PACKAGE_VERSIONS_FILE, package_versions
+    from sitebuild.deps import PACKAGE_VERSIONS_FILE
     from sitebuild.extract import script_path, script_text
     from sitebuild.highlight import HIGHLIGHT_FILE, HighlightMemo
     from sitebuild.provenance import collect_provenance
@@ -347,9 +345,9 @@ def _render_and_write(config: BuildConfig, pages: list, executed: dict, summary:
     marks = annotate(built, executed) if annotate else {
         slug: page_marks(quotes, include_problems=not config.strict) for slug, quotes in summary.quotes.pages.items()}
     modules = {name for r in executed.values() for name in r.packages}
-    provenance = replace(collect_provenance(config.root, {p.slug: executed[p.slug].files_read for p in built}, set(),
-                                            git=git, digest=hasher.digest if hasher is not None else None),
-                         packages=package_versions(modules, config.cache_dir / PACKAGE_VERSIONS_FILE))
+    provenance = collect_provenance(config.root, {p.slug: executed[p.slug].files_read for p in built}, modules,
+                                    git=git, digest=hasher.digest if hasher is not None else None,
+                                    package_memo=config.cache_dir / PACKAGE_VERSIONS_FILE)
     bibliography = (config.root / config.site.bibliography,) if getattr(config.site, "bibliography", "") else ()
     shared = site_signature(built, config.site, config.templates, provenance.commit, bibliography, provenance.dirty)
     renders = RenderCache(config.cache_dir, config.out)

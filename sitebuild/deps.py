@@ -109,25 +109,28 @@ def _site_dirs_state() -> list:
 PACKAGE_VERSIONS_FILE = "package-versions.json"
 
 
-def package_versions(modules: set[str], memo_path: Path) -> tuple[tuple[str, str], ...]:
+def package_versions(modules: set[str], memo_path: Path | None = None) -> tuple[tuple[str, str], ...]:
     """(distribution, version) of the installed distributions that provide ``modules``
-    (top-level import names). Scanning every installed distribution takes most of a
-    second, so the table is kept in ``memo_path`` while the install folders are unchanged
-    (:func:`package_table` fills it ahead of time)."""
+    (top-level import names, such as ``sklearn`` -> ``scikit-learn``). Scanning every
+    installed distribution takes most of a second, so the table is kept in ``memo_path``
+    (when given) while the install folders are unchanged (:func:`package_table` fills it
+    ahead of time)."""
+    if not modules:
+        return ()
     table = package_table(memo_path)
     found = {dist: version for module in modules for dist, version in table.get(module, [])}
     return tuple(sorted(found.items(), key=lambda item: item[0].lower()))
 
 
-def package_table(memo_path: Path) -> dict[str, list[list[str]]]:
+def package_table(memo_path: Path | None) -> dict[str, list[list[str]]]:
     """Top-level import name -> [[distribution, version], ...] for every installed
     distribution: from ``memo_path`` while the install folders are unchanged, else
-    scanned now and kept there."""
+    scanned now and kept there (``None``: scanned, not kept)."""
     import json
 
     state = _site_dirs_state()
     try:
-        memo = json.loads(memo_path.read_text(encoding="utf-8"))
+        memo = json.loads(memo_path.read_text(encoding="utf-8")) if memo_path is not None else {}
         table = memo["table"] if memo.get("state") == state else None
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         table = None
@@ -145,7 +148,8 @@ def package_table(memo_path: Path) -> dict[str, list[list[str]]]:
                         versions[dist] = None
                 if versions[dist] is not None:
                     table.setdefault(module, []).append([dist, versions[dist]])
-        write_text_atomic(memo_path, json.dumps({"state": state, "table": table}, sort_keys=True))
+        if memo_path is not None:
+            write_text_atomic(memo_path, json.dumps({"state": state, "table": table}, sort_keys=True))
     return table
 
 

@@ -80,3 +80,12 @@ def write_bytes_atomic(path: str | Path, data: bytes) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def git_entry(path: Path) -> Path | None:
+    """The ``.git`` of the repository holding ``path`` (a folder, or the file a worktree
+    has), looked for from ``path`` up; None outside a repository."""
+    for folder in (path, *path.resolve().parents):
+        if (folder / ".git").exists():
+            return folder / ".git"
+    return None

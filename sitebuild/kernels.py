@@ -39,10 +39,14 @@ class Kernel:
     log: object
 
     @property
+    def process(self):
+        """The kernel's process (a ``subprocess.Popen``; None once it is gone)."""
+        return getattr(getattr(self.manager, "provisioner", None), "process", None)
+
+    @property
     def pid(self) -> int | None:
         """The kernel's process id (None once it is gone)."""
-        process = getattr(getattr(self.manager, "provisioner", None), "process", None)
-        return getattr(process, "pid", None)
+        return getattr(self.process, "pid", None)
 
     def stop(self) -> None:
         """Kill the kernel now and close its log."""
@@ -60,7 +64,7 @@ class Kernel:
     def _kill_and_reap(self) -> None:
         """SIGKILL the process and wait for it: the manager's own shutdown then finds it
         gone, instead of polling every 0.1 s until it is."""
-        process = getattr(getattr(self.manager, "provisioner", None), "process", None)
+        process = self.process
         if process is not None and process.poll() is None:
             process.kill()
             try:

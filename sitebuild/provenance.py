@@ -15,6 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from sitebuild.deps import package_versions
+from sitebuild.files import git_entry
+
 #: Comments around the changing part of every page, so that two builds can be compared.
 PROVENANCE_START, PROVENANCE_END = "<!--provenance-->", "<!--/provenance-->"
 CODE_SUFFIXES = (".py", ".pyc")
@@ -71,7 +74,7 @@ def start_git(root: Path) -> Callable[[], tuple[str, bool]]:
     the background; the returned function waits for the answer: (commit, dirty), ("",
     False) outside a repository or without git (no git is started where no folder from
     ``root`` up holds a ``.git``)."""
-    if "GIT_DIR" not in os.environ and not any((folder / ".git").exists() for folder in (root, *root.resolve().parents)):
+    if "GIT_DIR" not in os.environ and git_entry(root) is None:
         return lambda: ("", False)
     commit, status = _git(root, "rev-parse", "HEAD"), _git(root, "status", "--porcelain", "--untracked-files=no")
     answered: list[tuple[str, bool]] = []
@@ -83,24 +86,6 @@ def start_git(root: Path) -> Callable[[], tuple[str, bool]]:
         return answered[0]
 
     return answer
-
-
-def package_versions(modules: set[str]) -> tuple[tuple[str, str], ...]:
-    """(distribution, version) of the installed distributions that provide ``modules``
-    (top-level import names, such as ``sklearn`` -> ``scikit-learn``)."""
-    if not modules:
-        return ()
-    from importlib import metadata  # loaded here only: importing it costs a good part of a rebuild
-
-    by_module = metadata.packages_distributions()
-    found = {}
-    for module in modules:
-        for dist in by_module.get(module, []):
-            try:
-                found[dist] = metadata.version(dist)
-            except metadata.PackageNotFoundError:
-                continue
-    return tuple(sorted(found.items(), key=lambda item: item[0].lower()))
 
 
 def _sha256(path: Path) -> str:
@@ -131,12 +116,14 @@ def data_files(root: Path, reads: dict[str, list[str]],
 
 def collect_provenance(root: Path, reads: dict[str, list[str]], packages: set[str],
                        now: float | None = None, git: Callable[[], tuple[str, bool]] | None = None,
-                       digest: Callable[[str], str | None] | None = None) -> Provenance:
+                       digest: Callable[[str], str | None] | None = None,
+                       package_memo: Path | None = None) -> Provenance:
     """The provenance of a build over ``root``: the git commit (and whether the work tree
     differs from it; ``git``, from :func:`start_git`, when it was asked earlier), the
-    Python and ``packages`` versions, and the data files read (see :func:`data_files`)."""
+    Python and ``packages`` versions (the table of installed distributions kept in
+    ``package_memo`` when given), and the data files read (see :func:`data_files`)."""
     stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(now if now is not None else time.time()))
     commit, dirty = (git or start_git(root))()
-    versions = package_versions(packages)
+    versions = package_versions(packages, package_memo)
     return Provenance(built_at=stamp, commit=commit, dirty=dirty, python=sys.version.split()[0],
                       packages=versions, data_files=data_files(root, reads, digest))

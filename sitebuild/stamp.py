@@ -19,7 +19,7 @@ import json
 import os
 from pathlib import Path
 
-from sitebuild.files import RACY_NS, file_state, is_racy, listing_digest, package_stamp, write_text_atomic
+from sitebuild.files import RACY_NS, file_state, git_entry, is_racy, listing_digest, package_stamp, write_text_atomic
 
 __all__ = ["RACY_NS", "stat_line", "tree_lines", "fingerprint", "deps_state", "read_stamp", "write_stamp", "is_up_to_date",
            "recorded_inputs", "write_recorded_inputs", "generated_digest", "STAMP_FILE", "INPUTS_FILE"]
@@ -78,18 +78,17 @@ def _head_lines(root: Path) -> list[str]:
     one of them. Nothing outside a repository. Whether the work tree has local changes is
     not looked at here (that takes ``git status``): a build that changes no source keeps
     the last site's line."""
-    for folder in (root, *root.parents):
-        git = folder / ".git"
-        if git.is_file():
-            return [stat_line(git)]
-        if git.is_dir():
-            try:
-                head = (git / "HEAD").read_text(encoding="utf-8").strip()
-            except OSError:
-                return [stat_line(git / "HEAD")]
-            branch = [stat_line(git / head[5:].strip())] if head.startswith("ref:") else []
-            return [f"HEAD:{head}", *branch, stat_line(git / "packed-refs")]
-    return []
+    git = git_entry(root)
+    if git is None:
+        return []
+    if not git.is_dir():
+        return [stat_line(git)]
+    try:
+        head = (git / "HEAD").read_text(encoding="utf-8").strip()
+    except OSError:
+        return [stat_line(git / "HEAD")]
+    branch = [stat_line(git / head[5:].strip())] if head.startswith("ref:") else []
+    return [f"HEAD:{head}", *branch, stat_line(git / "packed-refs")]
 
 
 def generated_digest(source: Path, extra: dict) -> str:
