@@ -5,6 +5,7 @@ and turns their results into messages and exit codes (0 ok, 1 failed, 2 bad usag
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -245,5 +246,37 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
+#: Commands that run once and end: their process may skip the interpreter's teardown.
+ONE_SHOT = ("build", "check", "new", "clean")
+
+
+def _one_shot_gc() -> None:
+    """A build makes a few hundred thousand objects that live until it ends (parsed pages,
+    cache entries, rendered HTML); the collector's default thresholds would scan them
+    again and again. A one-shot command collects young objects less often."""
+    import gc
+
+    gc.set_threshold(50_000, 20, 20)
+
+
+def _exit_at_once(status: int) -> None:
+    """End the process without freeing every object of the build one by one (tens of
+    milliseconds at 300 pages), once the output is flushed and nothing is left running:
+    every kernel and worker has been ended and reaped by then, and no thread but this
+    one is alive. Otherwise exit as usual."""
+    import threading
+
+    sys.stdout.flush()
+    sys.stderr.flush()
+    children = sys.modules.get("multiprocessing")
+    if threading.active_count() == 1 and not (children and children.active_children()):
+        os._exit(status)
+    sys.exit(status)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    command = next((word for word in sys.argv[1:2] if not word.startswith("-")), "build")
+    if command not in ONE_SHOT:
+        sys.exit(main())
+    _one_shot_gc()
+    _exit_at_once(main())

@@ -333,18 +333,19 @@ def _render_and_write(config: BuildConfig, pages: list, executed: dict, summary:
     """Render the site (each explainer whose inputs are unchanged is kept from the last
     site, see :mod:`sitebuild.render_cache`) and swap it in; write the scripts."""
     from sitebuild.deps import PACKAGE_VERSIONS_FILE
-    from sitebuild.extract import script_path, script_text
     from sitebuild.highlight import HIGHLIGHT_FILE, HighlightMemo
     from sitebuild.provenance import collect_provenance
     from sitebuild.quotes import page_marks
     from sitebuild.render import download_files, render_site
     from sitebuild.render_cache import RenderCache, page_signature, site_file_signatures, site_signature
-    from sitebuild.write import write_scripts, write_site
+    from sitebuild.page_cache import engine_version
+    from sitebuild.scripts import SCRIPTS_FILE, update_scripts
+    from sitebuild.write import write_site
 
     built = [p for p in pages if p.slug in executed]
     marks = annotate(built, executed) if annotate else {
         slug: page_marks(quotes, include_problems=not config.strict) for slug, quotes in summary.quotes.pages.items()}
-    modules = {name for r in executed.values() for name in r.packages}
+    modules = {name for packages in _package_tables(executed) for name in packages}
     provenance = collect_provenance(config.root, {p.slug: executed[p.slug].files_read for p in built}, modules,
                                     git=git, digest=hasher.digest if hasher is not None else None,
                                     package_memo=config.cache_dir / PACKAGE_VERSIONS_FILE)
@@ -363,8 +364,20 @@ def _render_and_write(config: BuildConfig, pages: list, executed: dict, summary:
     renders.save()
     highlights.save((b.source, b.language) for p in built for b in p.blocks)
     if config.write_scripts:
-        write_scripts({script_path(p): script_text(p) for p in pages if p.code_blocks})
+        update_scripts(pages, config.cache_dir / SCRIPTS_FILE, engine_version())
     summary.written = True
+
+
+def _package_tables(executed: dict) -> list[dict]:
+    """The package tables (name -> path, version, stamp) of the executions, each once:
+    the entries that share a stored set of packages share one table."""
+    seen, tables = set(), []
+    for result in executed.values():
+        packages = (result.deps or {}).get("packages") or {}
+        if id(packages) not in seen:  # every table is alive (in ``executed``) meanwhile
+            seen.add(id(packages))
+            tables.append(packages)
+    return tables
 
 
 def _record_stamp(config: BuildConfig, pages: list, executed: dict, sources: str, newest_ns: int,
@@ -386,7 +399,8 @@ def _record_stamp(config: BuildConfig, pages: list, executed: dict, sources: str
             record["files"].setdefault(name, None if digest == "absent" else deps.get("states", {}).get(name))
         record["listings"].update(deps.get("listings", {}))
         record["env"].update(deps.get("env", {}))
-        record["packages"].update({n: info["stamp"] for n, info in deps.get("packages", {}).items()})
+    for packages in _package_tables(executed):
+        record["packages"].update({n: info["stamp"] for n, info in packages.items()})
     write_recorded_inputs(config.cache_dir, record)
     volatile = (config.only or any(not p.front.cache for p in pages) or config.site.inputs
                 or any(p.front.inputs for p in pages) or not all(trusted(r) for r in executed.values()))

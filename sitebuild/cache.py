@@ -95,14 +95,20 @@ class ExecutionCache:
         return expand_inputs(self.site_inputs + page.front.inputs, self.root)
 
     def _entry(self, key: str) -> dict | None:
-        path = self.entry_path(key)
-        if not path.exists():
+        """The stored entry of ``key`` (None when there is none), its package set read in:
+        ``entry["package_set"]`` keeps the set's digest (None for an entry that lists its
+        packages itself)."""
+        try:
+            with open(self.entry_path(key), encoding="utf-8") as stream:
+                entry = json.load(stream)
+        except FileNotFoundError:
             return None
-        entry = json.loads(path.read_text(encoding="utf-8"))
         if entry.get("format") != CACHE_FORMAT or entry.get("key") != key:
             raise ValueError("the entry does not match its address")
+        entry["package_set"] = None
         if isinstance(entry["deps"].get("packages"), str):
-            entry["deps"]["packages"] = self._package_set(entry["deps"]["packages"])
+            entry["package_set"] = entry["deps"]["packages"]
+            entry["deps"]["packages"] = self._package_set(entry["package_set"])
         return entry
 
     def _package_set(self, digest: str) -> dict:
@@ -134,7 +140,7 @@ class ExecutionCache:
             if entry is None:
                 return Lookup(None, "code changed" if page.rel_path in self.index else "new page")
             stale = stale_reason(entry["deps"], self.hasher, self.env, self.inputs(page), self.engine,
-                                 self.memo)
+                                 self.memo, entry["package_set"])
             if stale:
                 return Lookup(None, stale)
             result = _decode(entry["result"])

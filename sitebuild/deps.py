@@ -199,10 +199,12 @@ def entry_deps(report: dict, hasher: FileHasher, inputs: list[str], engine: str)
 
 
 def stale_reason(deps: dict, hasher: FileHasher, env: dict[str, str], inputs: list[str], engine: str,
-                 memo: dict | None = None) -> str:
+                 memo: dict | None = None, package_set: str | None = None) -> str:
     """Why an entry with ``deps`` no longer holds ("" when it does), in a few words:
     "engine changed", "`data.csv` changed", "numpy 2.3.1 -> 2.4.0", "env FOO changed"...
-    ``memo`` keeps folder digests and package states across the lookups of one build."""
+    ``memo`` keeps folder digests and package states across the lookups of one build;
+    ``package_set`` names the entry's packages by the digest of their stored set, so a set
+    many entries share is checked once."""
     memo = {} if memo is None else memo
     if deps.get("engine") != engine:
         return "engine changed"
@@ -223,18 +225,33 @@ def stale_reason(deps: dict, hasher: FileHasher, env: dict[str, str], inputs: li
     for name, value in deps["env"].items():
         if env.get(name) != value:
             return f"env {name} changed"
-    for name, info in deps["packages"].items():
+    packages = _packages_stale(deps["packages"], memo, package_set)
+    if packages:
+        return packages
+    declared = deps.get("inputs", {})
+    if sorted(declared) != inputs or any(hasher.digest(name) != digest for name, digest in declared.items()):
+        return "declared input changed"
+    return ""
+
+
+def _packages_stale(packages: dict, memo: dict, package_set: str | None) -> str:
+    """Why a page's ``packages`` (name -> version and stamp) no longer hold ("" when they
+    do); the verdict on a stored set (``package_set``, its digest) is remembered in ``memo``."""
+    if package_set is not None and ("package set", package_set) in memo:
+        return memo["package set", package_set]
+    verdict = ""
+    for name, info in packages.items():
         path = info["stamp"][0]
         if ("package", path) not in memo:
             memo["package", path] = package_stamp(path)
         if memo["package", path] != info["stamp"]:
             new = installed_version(name)
             old = info.get("version")
-            return f"{name} {old} -> {new}" if old and new and old != new else f"package {name} changed"
-    declared = deps.get("inputs", {})
-    if sorted(declared) != inputs or any(hasher.digest(name) != digest for name, digest in declared.items()):
-        return "declared input changed"
-    return ""
+            verdict = f"{name} {old} -> {new}" if old and new and old != new else f"package {name} changed"
+            break
+    if package_set is not None:
+        memo["package set", package_set] = verdict
+    return verdict
 
 
 def is_trusted(deps: dict) -> bool:

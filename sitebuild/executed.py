@@ -73,12 +73,6 @@ class ExecutedPage:
         return sorted(name for name, seen in files.items()
                       if seen != "absent" and not (isinstance(seen, dict) and seen.get("stat") is None))
 
-    @property
-    def packages(self) -> dict[str, str]:
-        """The installed top-level packages the page's kernel had imported, with a file of each."""
-        packages = self.deps.get("packages", {}) if self.deps else {}
-        return {name: info.get("path") or info.get("stamp", [""])[0] for name, info in packages.items()}
-
     def text_outputs(self) -> Iterable[tuple[int, int, Output]]:
         """Every output that carries quotable text, as (block n, output index, output)."""
         for n, outputs in sorted(self.blocks.items()):

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from difflib import get_close_matches
 from functools import lru_cache
 from pathlib import Path
 
@@ -134,6 +133,8 @@ def _yaml_error(error: yaml.YAMLError, path: str, first: int) -> SourceError:
 
 def unknown_field_message(name: str, known: set[str]) -> str:
     """"unknown field 'titel': did you mean 'title'?" (or the list of fields)."""
+    from difflib import get_close_matches  # loaded only to word an error
+
     close = get_close_matches(name, sorted(known), n=1, cutoff=0.6)
     hint = f"did you mean {close[0]!r}?" if close else f"expected one of {sorted(known)}"
     return f"front matter: unknown field {name!r}; {hint}"

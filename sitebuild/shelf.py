@@ -33,9 +33,15 @@ class Shelf:
         self._pack: dict | None = None
         self._pack_unusable = False  # a pack file is there but cannot be used: write it again
         self._singles: set[str] | None = None  # the file names of the values beside the pack
+        self._file_names: dict[str, str] = {}
+
+    def _file_name(self, name: str) -> str:
+        if name not in self._file_names:
+            self._file_names[name] = hashlib.sha256(name.encode()).hexdigest()[:32] + SUFFIX
+        return self._file_names[name]
 
     def _path(self, name: str) -> Path:
-        return self.folder / (hashlib.sha256(name.encode()).hexdigest()[:32] + SUFFIX)
+        return self.folder / self._file_name(name)
 
     def _stamped(self, data: object, name: str | None) -> bool:
         return isinstance(data, dict) and (data.get("format"), data.get("version"), data.get("name")) == \
@@ -77,9 +83,9 @@ class Shelf:
 
     def get(self, name: str) -> object | None:
         """The value stored under ``name``, or None."""
-        path = self._path(name)
-        if path.name in self._single_names():
-            value = self._read_single(path, name)
+        file_name = self._file_name(name)
+        if file_name in self._single_names():
+            value = self._read_single(self.folder / file_name, name)
             if value is not _MISSING:
                 return value
         return self._pack_values().get(name)
@@ -93,7 +99,7 @@ class Shelf:
 
     def keep_only(self, names: set[str]) -> None:
         """Forget every name not in ``names``; write a new pack when it is due."""
-        wanted = {self._path(name).name: name for name in names}
+        wanted = {self._file_name(name): name for name in names}
         singles = self._single_names()
         for file_name in sorted(singles - set(wanted)):
             (self.folder / file_name).unlink(missing_ok=True)

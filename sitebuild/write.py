@@ -12,7 +12,6 @@ import time
 from pathlib import Path
 
 from sitebuild.render import RenderedSite
-from sitebuild.files import write_text_atomic
 from sitebuild.folders import OUTPUT_MARKER, mark
 
 
@@ -120,13 +119,3 @@ def remove_in_background(folder: Path) -> None:
     finally:
         os._exit(0)
 
-
-def write_scripts(scripts: dict[Path, str]) -> list[Path]:
-    """Write generated scripts whose text changed; return the paths written."""
-    written = []
-    for path, text in scripts.items():
-        if path.exists() and path.read_text(encoding="utf-8") == text:
-            continue
-        write_text_atomic(path, text)
-        written.append(path)
-    return written

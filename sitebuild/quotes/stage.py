@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sitebuild.annotations import PageMarks
 from sitebuild.check import Problem
@@ -20,7 +21,6 @@ from sitebuild.executed import ExecutedPage
 from sitebuild.files import write_text_atomic
 from sitebuild.quotes.binding import check_page
 from sitebuild.quotes.claims import ClaimResult, judge_claims, malformed_claims
-from sitebuild.quotes.fix import SourceFile, fix_page, unified_diff
 from sitebuild.quotes.lock import (
     LOCK_FILENAME,
     LockEntry,
@@ -34,6 +34,9 @@ from sitebuild.quotes.marks import page_marks as _marks
 from sitebuild.quotes.outputs import outputs_from_blocks
 from sitebuild.quotes.results import PageQuotes, QuoteResult, Status, format_problem
 from sitebuild.read import Page
+
+if TYPE_CHECKING:
+    from sitebuild.quotes.fix import SourceFile
 
 INLINE_MESSAGE = "an inline {python} value: the kernel's own output"
 
@@ -130,14 +133,18 @@ def check_quotes(source: Path, pages: list[Page], executed: dict[str, ExecutedPa
     except SourceError as error:
         run.lock_error = error
         return run
-    updated = list(run.lock)
+    own: dict[str, list[LockEntry]] = {}  # each page's entries (a check reads its own only)
+    for entry in run.lock:
+        own.setdefault(entry.page, []).append(entry)
     for page in pages:
         result = executed.get(page.slug)
         if result is None or result.error is not None:
             continue
-        quotes = memo.check(page, result, run.lock) if memo is not None else check_page_quotes(page, result, run.lock)
+        entries = own.get(page.rel_path, [])
+        quotes = memo.check(page, result, entries) if memo is not None else check_page_quotes(page, result, entries)
         run.pages[page.slug], run.sources[page.slug] = quotes, page
-        updated = replace_page_entries(updated, page.rel_path, quotes.new_lock_entries)
+        own[page.rel_path] = list(quotes.new_lock_entries)
+    updated = sorted((entry for entries in own.values() for entry in entries), key=LockEntry.sort_key)
     run.updated = drop_missing_pages(updated, [p.rel_path for p in pages] + list(known_paths or []))
     return run
 
@@ -172,6 +179,8 @@ def fix_quotes(run: QuoteRun) -> list[PageFix]:
     heading), point the lock at the values the rewritten numbers now quote, save it, and
     bring the generated scripts up to date. Unverified numbers and claims are never
     touched."""
+    from sitebuild.quotes.fix import SourceFile, fix_page, unified_diff  # loaded for --fix only
+
     if run.lock_error is not None:
         return []
     sources = {page.rel_path: _source_file(page) for page in run.all_pages or run.sources.values()}
@@ -200,6 +209,8 @@ def fix_quotes(run: QuoteRun) -> list[PageFix]:
 
 def _source_file(page: Page) -> SourceFile:
     """The page as --fix rewrites it: its exact text, line endings kept."""
+    from sitebuild.quotes.fix import SourceFile
+
     with open(page.path, encoding="utf-8", newline="") as stream:
         return SourceFile(page.rel_path, page.slug, stream.read(), page.tokens)
 

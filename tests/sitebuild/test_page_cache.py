@@ -84,3 +84,43 @@ def test_only_the_edited_page_is_written_and_a_removed_page_is_forgotten(tmp_pat
     (source / "p3.md").unlink()
     pages, _ = read_pages_cached(source, tmp_path, cache)
     assert [p.slug for p in pages] == ["p1", "p2"] and len(list((cache / PAGES_DIR).iterdir())) == 2
+
+
+def test_a_settled_page_is_known_by_its_state_and_an_edit_keeping_size_and_mtime_is_seen(tmp_path, monkeypatch):
+    import os
+    import time
+
+    import sitebuild.page_cache
+    from sitebuild.files import FINE_RACY_NS
+
+    source, cache = tmp_path / "explainers", tmp_path / "cache"
+    write(source, 1)
+    time.sleep(2 * FINE_RACY_NS / 1e9)  # old enough for its state to vouch for its bytes
+    assert read_counting(source, tmp_path, cache, monkeypatch)[2] == ["p1"]
+    real_digest = sitebuild.page_cache._digest
+    read = []
+    monkeypatch.setattr(sitebuild.page_cache, "_digest", lambda path: read.append(path.stem) or real_digest(path))
+    assert read_counting(source, tmp_path, cache, monkeypatch)[2] == [] and read == []
+    path = source / "p1.md"
+    before = path.stat()
+    path.write_text(PAGE.format(n=1).replace("Prose 1", "Prosa 1"), encoding="utf-8")  # same size
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))  # and the same mtime
+    pages, _, parsed = read_counting(source, tmp_path, cache, monkeypatch)
+    assert parsed == ["p1"] and "Prosa 1" in pages[0].text
+
+
+def test_a_page_parsed_just_after_it_was_written_is_checked_by_its_digest(tmp_path, monkeypatch):
+    import sitebuild.page_cache
+
+    import os
+    import time
+
+    source, cache = tmp_path / "explainers", tmp_path / "cache"
+    write(source, 1)
+    soon = time.time_ns() + 10**9  # as if written this very moment, however slow this machine is
+    os.utime(source / "p1.md", ns=(soon, soon))
+    assert read_counting(source, tmp_path, cache, monkeypatch)[2] == ["p1"]
+    real_digest = sitebuild.page_cache._digest
+    read = []
+    monkeypatch.setattr(sitebuild.page_cache, "_digest", lambda path: read.append(path.stem) or real_digest(path))
+    assert read_counting(source, tmp_path, cache, monkeypatch)[2] == [] and read == ["p1"]
