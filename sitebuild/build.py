@@ -249,6 +249,9 @@ def _locked_build(config: BuildConfig, check_only: bool, progress: Progress, ann
                                                                 _kernel_env(config), _generated(config)):
         summary.up_to_date, summary.seconds = True, time.monotonic() - started
         return summary
+    from sitebuild.page_cache import engine_version
+
+    engine_version.cache_clear()  # the engine's state, looked up once in this build
     newest, started_ns = [0], time.time_ns()
     sources = fingerprint(config.root, config.source, config.templates, options, newest)  # before reading
     git = None

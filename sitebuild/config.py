@@ -7,7 +7,6 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
 
 from sitebuild.errors import ConfigError
 
@@ -121,9 +120,11 @@ def load_site_config(path: Path) -> SiteConfig:
     """Read and validate ``site.yaml``; a missing file gives the defaults."""
     if not path.exists():
         return SiteConfig(title=path.parent.name)
+    from sitebuild.yamltext import safe_yaml, yaml_errors  # only a site.yaml loads PyYAML
+
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except yaml.YAMLError as error:
+        raw = safe_yaml(path.read_text(encoding="utf-8")) or {}
+    except yaml_errors() as error:
         raise ConfigError(f"{path}: not valid YAML ({error}); fix the syntax") from error
     _expect(isinstance(raw, dict), str(path), "a mapping of settings", type(raw).__name__)
     unknown = set(raw) - {"title", "themes", "steps", "timeout", "data_theme", "inputs", *PRESENTATION_KEYS}

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 import time
+from functools import lru_cache
 from pathlib import Path
 
 from sitebuild.files import file_state, is_racy
@@ -21,15 +22,16 @@ PAGES_FORMAT = 3
 ENGINE_DIR = Path(__file__).resolve().parent
 
 
+@lru_cache(maxsize=1)
 def engine_version() -> str:
-    """The state (size, times, inode) of every module of the engine and the versions of
-    markdown-it-py, mdit-py-plugins and PyYAML: what shapes a parsed page or a quote check
-    besides the page itself."""
+    """The state (size, times, inode) of every module of the engine, the versions of
+    markdown-it-py and mdit-py-plugins and the state of PyYAML's module: what shapes a
+    parsed page or a quote check besides the page itself. Looked up once per build (a
+    build starts with ``engine_version.cache_clear()``)."""
     import markdown_it
     import mdit_py_plugins
-    import yaml
 
-    lines = [f"{markdown_it.__version__} {mdit_py_plugins.__version__} {yaml.__version__}"]
+    lines = [f"{markdown_it.__version__} {mdit_py_plugins.__version__} {_yaml_state()}"]
     for path in sorted(ENGINE_DIR.rglob("*.py")):
         stat = path.stat()
         lines.append(f"{path}:{stat.st_size}:{stat.st_mtime_ns}:{stat.st_ctime_ns}:{stat.st_ino}")
@@ -50,16 +52,32 @@ def _digest(path: Path) -> str | None:
         return None
 
 
-def _remembered(found: object, key: tuple, state: list[int] | None, path: Path) -> object | None:
-    """The remembered page when it still holds: the file's state (size, times, inode) is
-    the one recorded, and was then old enough to vouch for its contents; or else its
-    bytes have the recorded digest."""
-    if not (isinstance(found, tuple) and len(found) == 5 and found[0] == key) or state is None:
-        return None
-    _, recorded, trusted, digest, page = found
-    if trusted and recorded == state:
-        return page
-    return page if _digest(path) == digest else None
+def _remembered(found: object, key: tuple) -> tuple | None:
+    """The memo's record of a page (state, trusted, digest, page), if it is one of this file."""
+    if isinstance(found, tuple) and len(found) == 5 and found[0] == key:
+        return found[1:]
+    return None
+
+
+def _still_holds(record: tuple, state: list[int] | None, path: Path) -> bool:
+    """True when the remembered page is the file's: its state (size, times, inode) is the
+    one recorded, and was then old enough to vouch for its contents; or else its bytes
+    have the recorded digest."""
+    recorded, trusted, digest, _ = record
+    if state is None:
+        return False
+    return (trusted and recorded == state) or _digest(path) == digest
+
+
+def _yaml_state() -> str:
+    """The state of PyYAML's files, found without loading it (a new version is a new file)."""
+    from importlib.util import find_spec
+
+    spec = find_spec("yaml")
+    if spec is None or not spec.origin:
+        return "no yaml"
+    stat = os.stat(spec.origin)
+    return f"{spec.origin}:{stat.st_size}:{stat.st_mtime_ns}:{stat.st_ctime_ns}:{stat.st_ino}"
 
 
 def read_pages_cached(source: Path, root: Path, cache_dir: Path) -> tuple[list, list]:
@@ -74,10 +92,11 @@ def read_pages_cached(source: Path, root: Path, cache_dir: Path) -> tuple[list, 
     started_ns = time.time_ns()
     for path in sorted(source.glob("*.md")):
         state, key = _state(path), (str(path), str(root))
-        page = _remembered(shelf.get(str(path)), key, state, path)
+        record = _remembered(shelf.get(str(path)), key)
+        page = record[3] if record is not None and _still_holds(record, state, path) else None
         if page is None:
             try:
-                page = read_page(path, root)
+                page = read_page(path, root, previous=record[3] if record is not None else None)
             except SourceError as error:
                 errors.append(error)
                 continue

@@ -9,12 +9,12 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-import yaml
 from markdown_it.token import Token
 
 from sitebuild.errors import SourceError
 from sitebuild.markdown import make_parser
 from sitebuild.quotes.claims import Claim, find_claims
+from sitebuild.yamltext import safe_yaml, yaml_errors
 
 BLOCK_FLAGS = frozenset({"hide-code", "hide-output", "no-exec", "expect-error"})
 BLOCK_VALUES = frozenset({"caption", "alt", "label"})
@@ -22,7 +22,7 @@ LABEL_PATTERN = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
 DEFAULT_EXEMPT = ("Further Reading", "References")
 #: The C (libyaml) safe loader where PyYAML has it: reading the front matter of every page
 #: is a good part of a rebuild.
-SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 SLUG_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 OPTION_PATTERN = re.compile(r"""\{([A-Za-z][\w-]*)(?:=("[^"]*"|'[^']*'|[^}\s]*))?\}""")
 INLINE_PATTERN = re.compile(r"^\{python(?::([^}]*))?\}\s+(.+)$", re.S)
@@ -120,7 +120,7 @@ def _string_list(raw: dict, name: str, path: str, line: int = 1) -> tuple[str, .
     return tuple(value)
 
 
-def _yaml_error(error: yaml.YAMLError, path: str, first: int) -> SourceError:
+def _yaml_error(error: Exception, path: str, first: int) -> SourceError:
     """A YAML error at its line in the .md file (the front matter starts at ``first``)."""
     mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
     line = first + mark.line if mark is not None else first
@@ -145,8 +145,8 @@ def parse_front_matter(text: str, path: str, first_line: int = 2) -> FrontMatter
     ``first_line`` is the .md line of the front matter's first line, so that every error
     names the line of its field."""
     try:
-        raw = yaml.load(text, Loader=SAFE_LOADER) or {}
-    except yaml.YAMLError as error:
+        raw = safe_yaml(text) or {}
+    except yaml_errors() as error:
         raise _yaml_error(error, path, first_line) from error
     if not isinstance(raw, dict):
         raise SourceError(path, f"front matter: expected a mapping of fields, found {type(raw).__name__}", first_line)
@@ -235,14 +235,25 @@ def _check_fence_closed(token: Token, lines: list[str], path: str) -> None:
                                 "after its code", start + 1)
 
 
+def _unchanged_front(previous: Page | None, token: Token, rel: str) -> FrontMatter | None:
+    """The front matter of ``previous`` when its text and place match ``token``'s."""
+    if previous is None or previous.rel_path != rel or not previous.tokens:
+        return None
+    before = previous.tokens[0]
+    same = before.type == "front_matter" and before.content == token.content and before.map == token.map
+    return previous.front if same else None
+
+
 @lru_cache(maxsize=1)
 def _reading_parser():
     """One parser for every page read (building one costs more than parsing a page)."""
     return make_parser()
 
 
-def read_page(path: Path, root: Path) -> Page:
-    """Parse one explainer. Raises :class:`SourceError` naming the file, line and field."""
+def read_page(path: Path, root: Path, previous: Page | None = None) -> Page:
+    """Parse one explainer. Raises :class:`SourceError` naming the file, line and field.
+    ``previous``, the page as the file was parsed before, lends its validated front matter
+    when the front matter's text, lines and path are unchanged."""
     resolved = path.resolve()
     rel = resolved.relative_to(root).as_posix() if resolved.is_relative_to(root) else str(path)
     slug = path.stem
@@ -252,7 +263,7 @@ def read_page(path: Path, root: Path) -> Page:
     tokens = _reading_parser().parse(text)
     if not tokens or tokens[0].type != "front_matter":
         raise SourceError(rel, "expected YAML front matter between '---' lines at the top (title, summary)", 1)
-    front = parse_front_matter(tokens[0].content, rel, tokens[0].map[0] + 2)
+    front = _unchanged_front(previous, tokens[0], rel) or parse_front_matter(tokens[0].content, rel, tokens[0].map[0] + 2)
     lines = text.splitlines()
     blocks, n = [], 0
     for token in tokens:

@@ -15,16 +15,15 @@ from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 
-import yaml
 from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
 from sitebuild.errors import ConfigError
 from sitebuild.tokens import inline_children
+from sitebuild.yamltext import safe_yaml, yaml_errors
 
 CITATION = re.compile(r"\[@([A-Za-z][\w:.-]*)\]")
-SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 ENTRY_FIELDS = frozenset({"id", "authors", "title", "year", "venue", "doi", "url", "note"})
 
 
@@ -111,8 +110,8 @@ def load_bibliography(path: Path | None) -> dict[str, Reference]:
 
 def _read_bibliography(path: Path) -> dict[str, Reference]:
     try:
-        raw = yaml.load(path.read_text(encoding="utf-8"), Loader=SAFE_LOADER) or []
-    except yaml.YAMLError as error:
+        raw = safe_yaml(path.read_text(encoding="utf-8")) or []
+    except yaml_errors() as error:
         mark = getattr(error, "problem_mark", None)
         line = f":{mark.line + 1}" if mark is not None else ""
         raise ConfigError(f"{path}{line}: not valid YAML ({getattr(error, 'problem', error)}); fix the syntax") from error

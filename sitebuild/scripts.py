@@ -22,7 +22,7 @@ from sitebuild.files import file_state, is_racy, write_text_atomic
 SCRIPTS_FILE = "scripts.json"
 
 
-def _state(path: Path) -> list[int] | None:
+def _state(path: str | Path) -> list[int] | None:
     try:
         return file_state(os.stat(path))
     except OSError:
@@ -55,19 +55,19 @@ def update_scripts(pages: list, memo_path: Path, engine: str) -> list[Path]:
     for page in pages:
         if not page.code_blocks:
             continue
-        path = script_path(page)
+        name = os.path.join(os.path.dirname(page.path), "code", page.slug + ".py")  # script_path(page)
         source = hashlib.sha256(page.text.encode("utf-8")).hexdigest()
-        state = _state(path)
-        if state is not None and memo.get(str(path)) == [source, state]:
-            remembered[str(path)] = [source, state]
+        state = _state(name)
+        if state is not None and memo.get(name) == [source, state]:
+            remembered[name] = [source, state]
             continue
-        text = script_text(page)
+        path, text = script_path(page), script_text(page)
         if state is None or not _holds(path, text):
             write_text_atomic(path, text)
             written.append(path)
             state = _state(path)
         if state is not None and not is_racy(state, started_ns):
-            remembered[str(path)] = [source, state]
+            remembered[name] = [source, state]
     if remembered != memo:
         write_text_atomic(memo_path, json.dumps({"engine": engine, "scripts": remembered}, sort_keys=True))
     return written

@@ -20,9 +20,9 @@ def read_counting(source, root, cache, monkeypatch):
     parsed = []
     real = sitebuild.read.read_page
 
-    def counting(path, root):
+    def counting(path, root, previous=None):
         parsed.append(path.stem)
-        return real(path, root)
+        return real(path, root, previous)
 
     monkeypatch.setattr(sitebuild.read, "read_page", counting)
     pages, errors = read_pages_cached(source, root, cache)
@@ -124,3 +124,45 @@ def test_a_page_parsed_just_after_it_was_written_is_checked_by_its_digest(tmp_pa
     read = []
     monkeypatch.setattr(sitebuild.page_cache, "_digest", lambda path: read.append(path.stem) or real_digest(path))
     assert read_counting(source, tmp_path, cache, monkeypatch)[2] == [] and read == ["p1"]
+
+
+def test_a_prose_edit_reuses_the_front_matter_and_loads_no_yaml(tmp_path):
+    import subprocess
+    import sys
+    import textwrap
+    from pathlib import Path
+
+    source, cache = tmp_path / "explainers", tmp_path / "cache"
+    write(source, 1)
+    write(source, 2)
+    script = textwrap.dedent(f"""
+        import sys
+        from pathlib import Path
+        from sitebuild.page_cache import read_pages_cached
+        pages, errors = read_pages_cached(Path({str(source)!r}), Path({str(tmp_path)!r}), Path({str(cache)!r}))
+        assert not errors, errors
+        print(sorted(p.front.title for p in pages), "yaml" in sys.modules)
+    """)
+    engine = str(Path(__file__).resolve().parents[2])
+
+    def run():
+        return subprocess.run([sys.executable, "-c", script], cwd=engine, capture_output=True, text=True,
+                              check=True).stdout.strip()
+
+    assert run() == "['Page 1', 'Page 2'] True"  # parsed: the front matter is YAML
+    write(source, 2, PAGE.format(n=2) + "\nA new paragraph.\n")
+    assert run() == "['Page 1', 'Page 2'] False"  # re-parsed, its front matter unchanged
+    write(source, 2, PAGE.format(n=2).replace("Page 2", "Page Two"))
+    assert run() == "['Page 1', 'Page Two'] True"
+
+
+def test_a_changed_or_removed_front_matter_is_validated_again(tmp_path, monkeypatch):
+    source, cache = tmp_path / "explainers", tmp_path / "cache"
+    write(source, 1)
+    read_counting(source, tmp_path, cache, monkeypatch)
+    write(source, 1, PAGE.format(n=1).replace("title: Page 1", "title: Page 1\ncolour: red"))
+    pages, errors, parsed = read_counting(source, tmp_path, cache, monkeypatch)
+    assert parsed == ["p1"] and pages == [] and errors[0].line == 3 and "colour" in errors[0].message
+    write(source, 1, "\n" + PAGE.format(n=1))  # the same fields a line lower are not front matter
+    pages, errors, _ = read_counting(source, tmp_path, cache, monkeypatch)
+    assert pages == [] and "front matter" in errors[0].message
