@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Callable
 
 from sitebuild.kernels import Kernel, kill_live_kernels, kill_tree, start_kernel
 from sitebuild.executed import ClaimValue, ExecutedPage, InlineValue, PageError
+from sitebuild.extract import KERNEL_SETUP_CELL
 from sitebuild.outputs import DEPS_MIME, ERROR_MIME, BlockError, convert_outputs
 
 if TYPE_CHECKING:
@@ -80,11 +81,15 @@ def _where(role: str, n: int | None) -> str:
     return {"block": f"while running block {n}", "setup": "while starting", "finish": "while evaluating inline values"}[role]
 
 
-def _run_cells(client, job: ExecutionJob, result: ExecutedPage, deadline: float) -> None:
+def _run_cells(client, job: ExecutionJob, result: ExecutedPage, deadline: float, prepared: bool = False) -> None:
+    """Run the notebook's cells in order, recording each block; a ``prepared`` kernel has
+    run the setup cell already."""
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
     for index, cell in enumerate(client.nb.cells):
         role = cell.metadata["sitebuild"]["role"]
+        if prepared and role == "setup":
+            continue
         client.timeout = max(1, int(deadline - time.monotonic() + 0.999))
         try:
             client.execute_cell(cell, index)
@@ -150,6 +155,18 @@ def execute_page(job: ExecutionJob, kernel: Kernel | None = None,
     return result
 
 
+def _setup_source(job: ExecutionJob) -> str | None:
+    cells = job.notebook.cells
+    return cells[0].source if cells and cells[0].metadata["sitebuild"]["role"] == "setup" else None
+
+
+def _start_prepared(root: str) -> Kernel:
+    """A new kernel, connected to and set up in the background (see Kernel.prepare)."""
+    kernel = start_kernel(root)
+    kernel.prepare(KERNEL_SETUP_CELL)
+    return kernel
+
+
 def _execute_once(job: ExecutionJob, kernel: Kernel | None, ready: Callable[[], None]) -> ExecutedPage:
     from nbclient import NotebookClient
 
@@ -163,10 +180,14 @@ def _execute_once(job: ExecutionJob, kernel: Kernel | None, ready: Callable[[], 
     client = NotebookClient(copy.deepcopy(job.notebook), km=kernel.manager, timeout=int(job.timeout) + 1,
                             allow_errors=True, interrupt_on_timeout=False, record_timing=False,
                             resources={"metadata": {"path": job.root}})
+    # A kernel prepared meanwhile (see Kernel.prepare) has a client and has run the setup
+    # cell, when the page's setup cell is that code; any other is connected here.
+    prepared = kernel.prepared_client() if _setup_source(job) == KERNEL_SETUP_CELL else None
+    client.kc = prepared
     try:
         with client.setup_kernel():
             ready()
-            _run_cells(client, job, result, started + job.timeout)
+            _run_cells(client, job, result, started + job.timeout, prepared=prepared is not None)
     except Exception as error:  # a kernel that cannot start or a broken channel fails this page only
         if result.error is None:
             result.error = PageError("kernel", f"the kernel failed: {type(error).__name__}: {error}")
@@ -185,13 +206,14 @@ def _execute_once(job: ExecutionJob, kernel: Kernel | None, ready: Callable[[], 
 def run_in_order(next_job: Callable[[], ExecutionJob | None], more_waiting: Callable[[], bool],
                  on_done: Callable[[ExecutedPage], None]) -> None:
     """Run jobs one after another; while a page runs, the next page's kernel boots (started
-    once this page's kernel is ready, so that the two do not boot at the same time)."""
+    once this page's kernel is ready, so that the two do not boot at the same time), and
+    is connected to and runs the setup cell."""
     spares: list[Kernel] = []
 
     def start_spare(root: str) -> None:
         if more_waiting():
             try:
-                spares.append(start_kernel(root))
+                spares.append(_start_prepared(root))
             except Exception:
                 pass
 
@@ -200,7 +222,7 @@ def run_in_order(next_job: Callable[[], ExecutionJob | None], more_waiting: Call
             kernel = spares.pop() if spares else None
             if kernel is None:
                 try:
-                    kernel = start_kernel(job.root)
+                    kernel = _start_prepared(job.root)
                 except Exception:
                     kernel = None
             on_done(execute_page(job, kernel, on_ready=lambda root=job.root: start_spare(root)))

@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 KERNEL_SETUP = (Path(__file__).with_name("kernel_setup.py")).read_text(encoding="utf-8")
 #: Kernel-side figure capture (light and dark SVG), sent after the setup in the same cell.
 KERNEL_FIGURES = (Path(__file__).with_name("kernel_figures.py")).read_text(encoding="utf-8")
+#: The first cell of every page's kernel notebook: the tracing and the figure capture.
+KERNEL_SETUP_CELL = KERNEL_SETUP + "\n" + KERNEL_FIGURES
 KERNELSPEC = {"display_name": "Python 3", "language": "python", "name": "python3"}
 
 
@@ -118,7 +120,7 @@ def script_text(page: Page) -> str:
 
 def kernel_notebook(page: Page) -> NotebookNode:
     """The notebook the kernel executes: setup, one cell per runnable block, then a report."""
-    cells = [new_code_cell(KERNEL_SETUP + "\n" + KERNEL_FIGURES, metadata={"sitebuild": {"role": "setup"}})]
+    cells = [new_code_cell(KERNEL_SETUP_CELL, metadata={"sitebuild": {"role": "setup"}})]
     for block in page.code_blocks:
         call = f"_sb_run({block.source!r}, {page.rel_path!r}, {block.line})"
         cells.append(new_code_cell(call, metadata={"sitebuild": {"role": "block", "n": block.n}}))

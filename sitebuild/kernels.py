@@ -31,12 +31,59 @@ def kernel_environment(root: str) -> dict[str, str]:
 LIVE_KERNELS: set = set()
 
 
+#: Seconds a kernel may take to boot and answer, and then to run the setup code.
+STARTUP_TIMEOUT = 60.0
+
+
 @dataclass(eq=False)
 class Kernel:
-    """A started ``python3`` kernel process and the file collecting its stderr."""
+    """A started ``python3`` kernel process and the file collecting its stderr; with
+    :meth:`prepare`, a client connecting to it and running the setup code meanwhile."""
 
     manager: object
     log: object
+    preparing: object = None  # the asyncio task of prepare(), on this thread's event loop
+
+    def prepare(self, setup_code: str) -> None:
+        """Connect a client, wait for the kernel's first answer and run ``setup_code`` in it,
+        in the background: a task on this thread's event loop, which makes progress
+        whenever the loop runs (while the page before this one runs, for a spare)."""
+        from jupyter_core.utils import ensure_event_loop
+
+        self.preparing = ensure_event_loop().create_task(_prepare(self.manager, setup_code))
+
+    def prepared_client(self):
+        """The client of :meth:`prepare`, once its setup code ran without error; None when
+        the kernel was not prepared or could not be (the caller connects as usual, and
+        meets and reports the same problem)."""
+        from jupyter_core.utils import run_sync
+
+        task, self.preparing = self.preparing, None
+        if task is None:
+            return None
+
+        async def finished():
+            try:
+                return await task
+            except Exception:
+                return None
+        return run_sync(finished)()
+
+    def _stop_preparing(self) -> None:
+        from jupyter_core.utils import run_sync
+
+        task, self.preparing = self.preparing, None
+        if task is None:
+            return
+        task.cancel()
+
+        async def settled():
+            try:
+                client = await task
+            except BaseException:  # cancelled, or failed: its client is closed
+                return
+            client.stop_channels()
+        run_sync(settled)()
 
     @property
     def process(self):
@@ -52,6 +99,10 @@ class Kernel:
         """Kill the kernel now and close its log."""
         from jupyter_core.utils import run_sync
 
+        try:
+            self._stop_preparing()
+        except Exception:
+            pass
         try:
             if self.manager.has_kernel:
                 self._kill_and_reap()
@@ -92,6 +143,38 @@ class Kernel:
         self.log.seek(0)
         kept = [line for line in self.log.read().splitlines() if "running over TCP" not in line]
         return "\n".join(kept[-lines:])
+
+
+async def _prepare(manager, setup_code: str):
+    """A client of ``manager``'s kernel that has seen it answer and run ``setup_code``
+    (raises RuntimeError when the kernel died, did not answer in time or the code failed)."""
+    import time
+    from queue import Empty
+
+    client = manager.client()
+    client.start_channels()
+    try:
+        await client.wait_for_ready(timeout=STARTUP_TIMEOUT)
+        client.allow_stdin = False
+        msg_id = client.execute(setup_code, store_history=False)
+        deadline = time.monotonic() + STARTUP_TIMEOUT
+        while True:
+            try:
+                reply = await client.get_shell_msg(timeout=1)
+            except Empty:
+                if not await client.is_alive():
+                    raise RuntimeError("the kernel died while running the setup code") from None
+                if time.monotonic() > deadline:
+                    raise RuntimeError("the setup code did not finish in time") from None
+                continue
+            if reply["parent_header"].get("msg_id") == msg_id:
+                break
+        if reply["content"].get("status") != "ok":
+            raise RuntimeError(f"the setup code failed: {reply['content'].get('evalue', '')}")
+        return client
+    except BaseException:
+        client.stop_channels()
+        raise
 
 
 def kill_live_kernels() -> None:
