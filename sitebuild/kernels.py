@@ -47,9 +47,20 @@ class Kernel:
     def prepare(self, setup_code: str) -> None:
         """Connect a client, wait for the kernel's first answer and run ``setup_code`` in it,
         in the background: a task on this thread's event loop, which makes progress
-        whenever the loop runs (while the page before this one runs, for a spare)."""
+        whenever the loop runs (while the page before this one runs, for a spare).
+
+        Where an event loop is already running in this thread (the build called from a
+        notebook, or beside another asyncio program), the kernel's client lives on another
+        loop, so nothing is prepared: the page connects and sets up as usual."""
+        import asyncio
+
         from jupyter_core.utils import ensure_event_loop
 
+        try:
+            asyncio.get_running_loop()
+            return
+        except RuntimeError:  # no loop runs here: the one run_sync will run is this thread's
+            pass
         self.preparing = ensure_event_loop().create_task(_prepare(self.manager, setup_code))
 
     def prepared_client(self):
@@ -156,7 +167,7 @@ async def _prepare(manager, setup_code: str):
     try:
         await client.wait_for_ready(timeout=STARTUP_TIMEOUT)
         client.allow_stdin = False
-        msg_id = client.execute(setup_code, store_history=False)
+        msg_id = client.execute(setup_code)  # as the setup cell runs: its execution count is 1
         deadline = time.monotonic() + STARTUP_TIMEOUT
         while True:
             try:

@@ -83,7 +83,7 @@ def _yaml_state() -> str:
 def read_pages_cached(source: Path, root: Path, cache_dir: Path) -> tuple[list, list]:
     """:func:`sitebuild.read.read_pages`, with each unchanged page from the memo of the
     last build in ``cache_dir``; only a page parsed now is written to it. An unchanged
-    page is known by its file's state, not read (see :func:`_remembered`)."""
+    page is known by its file's state, not read (see :func:`_still_holds`)."""
     from sitebuild.errors import SourceError
     from sitebuild.read import read_page
 

@@ -1,9 +1,15 @@
 """Kernels prepared in the background: connected to and set up while another page runs,
-used by the next page as if it had run the setup cell itself, and never left behind."""
+used by the next page as if it had run the setup cell itself, and never left behind.
+
+Each test runs in a thread of its own, as a build runs in its own process: no event loop
+runs there (the browser tests leave one running in the main thread, where a kernel is not
+prepared)."""
 
 from __future__ import annotations
 
+import functools
 import os
+import threading
 import time
 
 from jupyter_core.utils import run_sync
@@ -22,6 +28,10 @@ summary: s
 from pathlib import Path
 print(Path("data.txt").read_text().strip(), 6 * 7)
 ```
+
+```python
+6 * 7
+```
 """
 
 
@@ -36,6 +46,25 @@ def printed(client, code: str) -> str:
     return "".join(seen).strip()
 
 
+def in_own_thread(test):
+    """Run ``test`` in a new thread, where no event loop runs; re-raise what it raised."""
+    @functools.wraps(test)
+    def run(*args, **kwargs):
+        failure = []
+
+        def target():
+            try:
+                test(*args, **kwargs)
+            except BaseException as error:
+                failure.append(error)
+        thread = threading.Thread(target=target)
+        thread.start()
+        thread.join()
+        if failure:
+            raise failure[0]
+    return run
+
+
 def gone(pid: int) -> bool:
     for _ in range(50):
         try:
@@ -46,6 +75,7 @@ def gone(pid: int) -> bool:
     return False
 
 
+@in_own_thread
 def test_a_prepared_kernel_has_run_the_setup_code(tmp_path):
     kernel = start_kernel(str(tmp_path))
     kernel.prepare("prepared_value = 6 * 7")
@@ -58,6 +88,7 @@ def test_a_prepared_kernel_has_run_the_setup_code(tmp_path):
         kernel.stop()
 
 
+@in_own_thread
 def test_a_setup_that_fails_or_a_kernel_that_dies_leaves_it_unprepared(tmp_path):
     for code in ("raise ValueError('no setup')", "import os; os._exit(3)"):
         kernel = start_kernel(str(tmp_path))
@@ -68,6 +99,7 @@ def test_a_setup_that_fails_or_a_kernel_that_dies_leaves_it_unprepared(tmp_path)
             kernel.stop()
 
 
+@in_own_thread
 def test_a_spare_that_is_never_used_is_stopped_with_its_client(tmp_path):
     for wait in (0.0, 3.0):  # stopped while booting, and once prepared
         kernel = start_kernel(str(tmp_path))
@@ -78,6 +110,7 @@ def test_a_spare_that_is_never_used_is_stopped_with_its_client(tmp_path):
         assert kernel.preparing is None and gone(pid)
 
 
+@in_own_thread
 def test_a_page_on_a_prepared_kernel_gives_what_a_fresh_kernel_gives(tmp_path):
     (tmp_path / "explainers").mkdir()
     (tmp_path / "data.txt").write_text("read from data.txt\n")
@@ -98,3 +131,27 @@ def test_a_page_on_a_prepared_kernel_gives_what_a_fresh_kernel_gives(tmp_path):
     assert [o.text for o in prepared.blocks[1]] == [o.text for o in fresh.blocks[1]] == ["read from data.txt 42\n"]
     assert "data.txt" in prepared.deps["files"] and sorted(prepared.deps["files"]) == sorted(fresh.deps["files"])
     assert prepared.deps["env"] == fresh.deps["env"] and prepared.deps["listings"] == fresh.deps["listings"]
+    assert prepared.notebook_outputs == fresh.notebook_outputs
+    assert prepared.notebook_outputs[2][0]["data"]["text/plain"] == "42"
+
+
+def test_where_an_event_loop_runs_a_kernel_is_not_prepared_and_a_page_still_runs(tmp_path):
+    import asyncio
+
+    (tmp_path / "explainers").mkdir()
+    (tmp_path / "data.txt").write_text("read from data.txt\n")
+    path = tmp_path / "explainers" / "prepared.md"
+    path.write_text(PAGE)
+    page = read_page(path, tmp_path)
+    job = ExecutionJob(slug=page.slug, rel_path=page.rel_path, root=str(tmp_path),
+                       notebook=kernel_notebook(page), timeout=60)
+
+    async def inside_a_running_loop():
+        kernel = start_kernel(str(tmp_path))  # jupyter's run_sync runs it on a loop of its own
+        kernel.prepare(KERNEL_SETUP_CELL)
+        assert kernel.preparing is None
+        return execute_page(job, kernel)
+
+    results = []
+    in_own_thread(lambda: results.append(asyncio.run(inside_a_running_loop())))()
+    assert results[0].error is None and [o.text for o in results[0].blocks[1]] == ["read from data.txt 42\n"]
