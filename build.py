@@ -266,8 +266,11 @@ def _exit_at_once(status: int) -> None:
     one is alive. Otherwise exit as usual."""
     import threading
 
-    sys.stdout.flush()
-    sys.stderr.flush()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # a reader that went away (`| head`), or a closed stream
+            pass
     children = sys.modules.get("multiprocessing")
     if threading.active_count() == 1 and not (children and children.active_children()):
         os._exit(status)
