@@ -263,7 +263,8 @@ def _exit_at_once(status: int) -> None:
     """End the process without freeing every object of the build one by one (tens of
     milliseconds at 300 pages), once the output is flushed and nothing is left running:
     every kernel and worker has been ended and reaped by then, and no thread but this
-    one is alive. Otherwise exit as usual."""
+    one is alive. Under a profiler, a tracer or coverage (which write their reports as
+    the interpreter ends), and otherwise, exit as usual."""
     import threading
 
     for stream in (sys.stdout, sys.stderr):
@@ -272,7 +273,8 @@ def _exit_at_once(status: int) -> None:
         except (OSError, ValueError):  # a reader that went away (`| head`), or a closed stream
             pass
     children = sys.modules.get("multiprocessing")
-    if threading.active_count() == 1 and not (children and children.active_children()):
+    watched = sys.gettrace() or sys.getprofile() or "coverage" in sys.modules  # they write at exit
+    if threading.active_count() == 1 and not (children and children.active_children()) and not watched:
         os._exit(status)
     sys.exit(status)
 

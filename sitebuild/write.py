@@ -98,24 +98,34 @@ def write_site(site: RenderedSite, out: Path, static: Path | None = None) -> Non
     remove_in_background(old)
 
 
+#: The processes removing replaced sites that have not been reaped yet (a preview rebuilds
+#: in one process; a build's own end leaves them to init).
+_REMOVERS: list[int] = []
+
+
 def remove_in_background(folder: Path) -> None:
-    """Delete ``folder`` (the replaced site) in a detached process, so the build does not
-    wait for a file system call per file. Should that process not finish, the next build
-    removes the folder (it holds the engine's marker)."""
+    """Delete ``folder`` (the replaced site) in a process of its own session (``rm -rf``,
+    spawned without copying this process), so the build does not wait for a file system
+    call per file and Ctrl-C does not stop it. Where ``rm`` cannot be started, the folder
+    is removed here. Should the removal not finish, the next build removes the folder (it
+    holds the engine's marker)."""
     if not folder.exists():
         return
+    _reap_removers()
+    quiet = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)]
     try:
-        child = os.fork()
-    except (AttributeError, OSError):
+        pid = os.posix_spawnp("rm", ["rm", "-rf", "--", str(folder)], os.environ, file_actions=quiet, setsid=True)
+    except (AttributeError, OSError):  # no posix_spawn, or no rm on the PATH
         shutil.rmtree(folder, ignore_errors=True)
         return
-    if child:
-        os.waitpid(child, 0)  # the child exits at once; its own child does the work
-        return
-    try:  # in the child: detach a grandchild, which removes the folder, and exit
-        os.setsid()
-        if os.fork() == 0:
-            shutil.rmtree(folder, ignore_errors=True)
-    finally:
-        os._exit(0)
+    _REMOVERS.append(pid)
 
+
+def _reap_removers() -> None:
+    for pid in list(_REMOVERS):
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            done = pid
+        if done:
+            _REMOVERS.remove(pid)
