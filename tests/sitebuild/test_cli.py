@@ -72,3 +72,18 @@ def test_clean_removes_output_and_cache(tmp_path):
     (tmp_path / "cache").mkdir()
     done = run("clean", "--out", str(tmp_path / "out"), "--cache-dir", str(tmp_path / "cache"))
     assert done.returncode == 0 and not (tmp_path / "out").exists() and not (tmp_path / "cache").exists()
+
+
+def test_a_build_under_a_profiler_still_gets_its_report_written(tmp_path):
+    """A one-shot command ends without the interpreter's teardown, except where a profiler
+    or a tracer writes its report as the interpreter ends."""
+    source, profile = tmp_path / "src", tmp_path / "build.prof"
+    source.mkdir()
+    options = ["--root", str(project_root(tmp_path)), "--source", str(source), "--out", str(tmp_path / "out"),
+               "--cache-dir", str(tmp_path / "cache")]
+    done = subprocess.run([sys.executable, "-m", "cProfile", "-o", str(profile), str(REPO / "build.py"), "build",
+                           *options], cwd=REPO, capture_output=True, text=True)
+    assert done.returncode == 0 and "0 pages: 0 executed" in done.stderr, done.stderr
+    assert profile.stat().st_size > 0
+    done = run("build", *options)  # and without one, the same build ends at once with its output
+    assert done.returncode == 0 and "site is up to date" in done.stderr, done.stderr
