@@ -65,6 +65,17 @@ def in_own_thread(test):
     return run
 
 
+def page_job(root):
+    """The execution job of :data:`PAGE` in a project at ``root`` with its data file."""
+    (root / "explainers").mkdir()
+    (root / "data.txt").write_text("read from data.txt\n")
+    path = root / "explainers" / "prepared.md"
+    path.write_text(PAGE)
+    page = read_page(path, root)
+    return ExecutionJob(slug=page.slug, rel_path=page.rel_path, root=str(root), notebook=kernel_notebook(page),
+                        timeout=60)
+
+
 def gone(pid: int) -> bool:
     for _ in range(50):
         try:
@@ -112,13 +123,7 @@ def test_a_spare_that_is_never_used_is_stopped_with_its_client(tmp_path):
 
 @in_own_thread
 def test_a_page_on_a_prepared_kernel_gives_what_a_fresh_kernel_gives(tmp_path):
-    (tmp_path / "explainers").mkdir()
-    (tmp_path / "data.txt").write_text("read from data.txt\n")
-    path = tmp_path / "explainers" / "prepared.md"
-    path.write_text(PAGE)
-    page = read_page(path, tmp_path)
-    job = ExecutionJob(slug=page.slug, rel_path=page.rel_path, root=str(tmp_path),
-                       notebook=kernel_notebook(page), timeout=60)
+    job = page_job(tmp_path)
     fresh = execute_page(job, start_kernel(str(tmp_path)))
     kernel = start_kernel(str(tmp_path))
     kernel.prepare(KERNEL_SETUP_CELL)
@@ -138,13 +143,7 @@ def test_a_page_on_a_prepared_kernel_gives_what_a_fresh_kernel_gives(tmp_path):
 def test_where_an_event_loop_runs_a_kernel_is_not_prepared_and_a_page_still_runs(tmp_path):
     import asyncio
 
-    (tmp_path / "explainers").mkdir()
-    (tmp_path / "data.txt").write_text("read from data.txt\n")
-    path = tmp_path / "explainers" / "prepared.md"
-    path.write_text(PAGE)
-    page = read_page(path, tmp_path)
-    job = ExecutionJob(slug=page.slug, rel_path=page.rel_path, root=str(tmp_path),
-                       notebook=kernel_notebook(page), timeout=60)
+    job = page_job(tmp_path)
 
     async def inside_a_running_loop():
         kernel = start_kernel(str(tmp_path))  # jupyter's run_sync runs it on a loop of its own
