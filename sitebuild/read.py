@@ -20,9 +20,6 @@ BLOCK_FLAGS = frozenset({"hide-code", "hide-output", "no-exec", "expect-error"})
 BLOCK_VALUES = frozenset({"caption", "alt", "label"})
 LABEL_PATTERN = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
 DEFAULT_EXEMPT = ("Further Reading", "References")
-#: The C (libyaml) safe loader where PyYAML has it: reading the front matter of every page
-#: is a good part of a rebuild.
-
 SLUG_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 OPTION_PATTERN = re.compile(r"""\{([A-Za-z][\w-]*)(?:=("[^"]*"|'[^']*'|[^}\s]*))?\}""")
 INLINE_PATTERN = re.compile(r"^\{python(?::([^}]*))?\}\s+(.+)$", re.S)
