@@ -24,6 +24,14 @@ def file_state(stat: os.stat_result) -> list[int]:
     return [stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino, stat.st_dev]
 
 
+def path_state(path: str | Path) -> list[int] | None:
+    """The :func:`file_state` of the file at ``path``, or None when it cannot be seen."""
+    try:
+        return file_state(os.stat(path))
+    except OSError:
+        return None
+
+
 def is_racy(state: list[int], now_ns: int | None = None) -> bool:
     """True when the file of ``state`` changed too recently (before ``now_ns``, default
     now) for its state to be trusted."""

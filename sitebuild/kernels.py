@@ -67,34 +67,33 @@ class Kernel:
         """The client of :meth:`prepare`, once its setup code ran without error; None when
         the kernel was not prepared or could not be (the caller connects as usual, and
         meets and reports the same problem)."""
+        return self._settle_preparing(cancel=False)
+
+    def _stop_preparing(self) -> None:
+        client = self._settle_preparing(cancel=True)
+        if client is not None:  # prepared before it was stopped
+            client.stop_channels()
+
+    def _settle_preparing(self, cancel: bool):
+        """Wait for the task of :meth:`prepare` (cancelled first with ``cancel``) and hand
+        over its client; None without a task, or when it failed or was cancelled (its
+        client is closed then)."""
+        import asyncio
+
         from jupyter_core.utils import run_sync
 
         task, self.preparing = self.preparing, None
         if task is None:
             return None
-
-        async def finished():
-            try:
-                return await task
-            except Exception:
-                return None
-        return run_sync(finished)()
-
-    def _stop_preparing(self) -> None:
-        from jupyter_core.utils import run_sync
-
-        task, self.preparing = self.preparing, None
-        if task is None:
-            return
-        task.cancel()
+        if cancel:
+            task.cancel()
 
         async def settled():
             try:
-                client = await task
-            except BaseException:  # cancelled, or failed: its client is closed
-                return
-            client.stop_channels()
-        run_sync(settled)()
+                return await task
+            except (Exception, asyncio.CancelledError):
+                return None
+        return run_sync(settled)()
 
     @property
     def process(self):

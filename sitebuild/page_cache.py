@@ -9,17 +9,16 @@ parsed)."""
 from __future__ import annotations
 
 import hashlib
-import os
 import time
 from functools import lru_cache
 from pathlib import Path
 
-from sitebuild.files import file_state, is_racy
+from sitebuild.files import is_racy, path_state
 from sitebuild.shelf import Shelf
+from sitebuild.stamp import PACKAGE_DIR, stat_line, tree_lines
 
 PAGES_DIR = "parsed"
 PAGES_FORMAT = 3
-ENGINE_DIR = Path(__file__).resolve().parent
 
 
 @lru_cache(maxsize=1)
@@ -31,18 +30,9 @@ def engine_version() -> str:
     import markdown_it
     import mdit_py_plugins
 
-    lines = [f"{markdown_it.__version__} {mdit_py_plugins.__version__} {_yaml_state()}"]
-    for path in sorted(ENGINE_DIR.rglob("*.py")):
-        stat = path.stat()
-        lines.append(f"{path}:{stat.st_size}:{stat.st_mtime_ns}:{stat.st_ctime_ns}:{stat.st_ino}")
+    lines = [f"{markdown_it.__version__} {mdit_py_plugins.__version__}", _yaml_state(),
+             *tree_lines(PACKAGE_DIR, ".py", None, recursive=True)]
     return hashlib.sha256("\n".join(lines).encode()).hexdigest()
-
-
-def _state(path: Path) -> list[int] | None:
-    try:
-        return file_state(os.stat(path))
-    except OSError:
-        return None
 
 
 def _digest(path: Path) -> str | None:
@@ -70,14 +60,11 @@ def _still_holds(record: tuple, state: list[int] | None, path: Path) -> bool:
 
 
 def _yaml_state() -> str:
-    """The state of PyYAML's files, found without loading it (a new version is a new file)."""
+    """The state of PyYAML's module, found without loading it (a new version is a new file)."""
     from importlib.util import find_spec
 
     spec = find_spec("yaml")
-    if spec is None or not spec.origin:
-        return "no yaml"
-    stat = os.stat(spec.origin)
-    return f"{spec.origin}:{stat.st_size}:{stat.st_mtime_ns}:{stat.st_ctime_ns}:{stat.st_ino}"
+    return stat_line(spec.origin) if spec is not None and spec.origin else "no yaml"
 
 
 def read_pages_cached(source: Path, root: Path, cache_dir: Path) -> tuple[list, list]:
@@ -91,7 +78,7 @@ def read_pages_cached(source: Path, root: Path, cache_dir: Path) -> tuple[list, 
     pages, errors, names = [], [], set()
     started_ns = time.time_ns()
     for path in sorted(source.glob("*.md")):
-        state, key = _state(path), (str(path), str(root))
+        state, key = path_state(path), (str(path), str(root))
         record = _remembered(shelf.get(str(path)), key)
         page = record[3] if record is not None and _still_holds(record, state, path) else None
         if page is None:
@@ -101,7 +88,7 @@ def read_pages_cached(source: Path, root: Path, cache_dir: Path) -> tuple[list, 
                 errors.append(error)
                 continue
             digest = hashlib.sha256(page.text.encode("utf-8")).hexdigest()
-            if state is not None and state == _state(path) and digest == _digest(path):
+            if state is not None and state == path_state(path) and digest == _digest(path):
                 shelf.put(str(path), (key, state, not is_racy(state, started_ns), digest, page))
             # else: changed while being read (or not UTF-8 as written): not remembered
         pages.append(page)

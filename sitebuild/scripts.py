@@ -17,16 +17,9 @@ import time
 from pathlib import Path
 
 from sitebuild.extract import script_path, script_text
-from sitebuild.files import file_state, is_racy, write_text_atomic
+from sitebuild.files import is_racy, path_state, write_text_atomic
 
 SCRIPTS_FILE = "scripts.json"
-
-
-def _state(path: str | Path) -> list[int] | None:
-    try:
-        return file_state(os.stat(path))
-    except OSError:
-        return None
 
 
 def _read_memo(path: Path, engine: str) -> dict:
@@ -57,7 +50,7 @@ def update_scripts(pages: list, memo_path: Path, engine: str) -> list[Path]:
             continue
         name = os.path.join(os.path.dirname(page.path), "code", page.slug + ".py")  # script_path(page)
         source = hashlib.sha256(page.text.encode("utf-8")).hexdigest()
-        state = _state(name)
+        state = path_state(name)
         if state is not None and memo.get(name) == [source, state]:
             remembered[name] = [source, state]
             continue
@@ -65,7 +58,7 @@ def update_scripts(pages: list, memo_path: Path, engine: str) -> list[Path]:
         if state is None or not _holds(path, text):
             write_text_atomic(path, text)
             written.append(path)
-            state = _state(path)
+            state = path_state(path)
         if state is not None and not is_racy(state, started_ns):
             remembered[name] = [source, state]
     if remembered != memo:

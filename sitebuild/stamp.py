@@ -19,7 +19,8 @@ import json
 import os
 from pathlib import Path
 
-from sitebuild.files import RACY_NS, file_state, git_entry, is_racy, listing_digest, package_stamp, write_text_atomic
+from sitebuild.files import (RACY_NS, file_state, git_entry, is_racy, listing_digest, package_stamp, path_state,
+                             write_text_atomic)
 
 __all__ = ["RACY_NS", "stat_line", "tree_lines", "fingerprint", "deps_state", "read_stamp", "write_stamp", "is_up_to_date",
            "recorded_inputs", "write_recorded_inputs", "generated_digest", "STAMP_FILE", "INPUTS_FILE"]
@@ -98,18 +99,11 @@ def generated_digest(source: Path, extra: dict) -> str:
     return hashlib.sha256("\n".join(lines).encode()).hexdigest()
 
 
-def _file_state(root: Path, name: str) -> list[int] | None:
-    try:
-        return file_state((root / name).stat())
-    except OSError:
-        return None
-
-
 def deps_state(root: Path, record: dict, env: dict[str, str]) -> dict:
     """The current state of what ``record`` (a stamp's ``deps``) names, in the same form,
     so that the two are equal when nothing changed."""
     return {
-        "files": {name: _file_state(root, name) for name in record.get("files", {})},
+        "files": {name: path_state(root / name) for name in record.get("files", {})},
         "listings": {folder: listing_digest(root / folder) for folder in record.get("listings", {})},
         "env": {name: env.get(name) for name in record.get("env", {})},
         "packages": {name: package_stamp(stamp[0]) if stamp else None
