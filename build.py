@@ -144,7 +144,7 @@ def _finish(summary, verb: str, out: Path | None = None) -> int:
 
 def cmd_build(args: argparse.Namespace) -> int:
     """``build``."""
-    from sitebuild.build import run_build
+    from sitebuild.commands.build import run_build
 
     config = _config(args)
     return _finish(run_build(config, progress=_say), "build", config.out)
@@ -165,7 +165,7 @@ def _print_fixes(fixes: list) -> None:
 
 def cmd_check(args: argparse.Namespace) -> int:
     """``check`` (and ``check --fix``): every check, then the quoted numbers per page."""
-    from sitebuild.build import run_build, run_check_fix
+    from sitebuild.commands.build import run_build, run_check_fix
     from sitebuild.quotes import format_summary
 
     config = _config(args, write_scripts=False)
@@ -181,7 +181,7 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     """``serve``: build, then serve and rebuild on change until interrupted."""
-    from sitebuild.serve import serve
+    from sitebuild.commands.serve import serve
 
     serve(_config(args), port=args.port, progress=_say, host=args.host)
     return 0
@@ -189,7 +189,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def cmd_new(args: argparse.Namespace) -> int:
     """``new "Title"``."""
-    from sitebuild.scaffold import new_explainer
+    from sitebuild.commands.scaffold import new_explainer
 
     from sitebuild.config import SITE_FILE, load_site_config
 
@@ -203,7 +203,7 @@ def cmd_new(args: argparse.Namespace) -> int:
 def cmd_clean(args: argparse.Namespace) -> int:
     """``clean``: remove the output folder and the execution cache, if the build made them
     (anything else is refused, exit status 2, and nothing is deleted)."""
-    from sitebuild.folders import clean
+    from sitebuild.output.folders import clean
 
     out, cache = (Path(p) if Path(p).is_absolute() else ROOT / p
                   for p in (args.out, args.cache_dir or Path(".cache") / "sitebuild"))
@@ -239,7 +239,7 @@ def main(argv: list[str] | None = None) -> int:
         _say(f"error: {error}")
         return 2 if isinstance(error, ConfigError) else 1
     except KeyboardInterrupt:
-        from sitebuild.kernels import kill_live_kernels
+        from sitebuild.execution.kernels import kill_live_kernels
 
         kill_live_kernels()
         _say("interrupted; the last good site was kept")

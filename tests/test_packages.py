@@ -26,7 +26,7 @@ def test_faircode_imports_nothing_of_the_engine():
 
 
 def test_site_parser_renders_tables_and_anchors():
-    from sitebuild.markdown import make_parser
+    from sitebuild.source.markdown import make_parser
 
     html = make_parser().render("# Title\n\n| a | b |\n|---|---|\n| 1 | 2 |\n")
     assert '<h1 id="title">' in html

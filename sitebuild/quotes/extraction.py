@@ -31,7 +31,7 @@ from typing import Iterable, Iterator, Sequence
 
 from markdown_it.token import Token
 
-from sitebuild.markdown import ANCHOR_CLASS, make_parser
+from sitebuild.source.markdown import ANCHOR_CLASS, make_parser
 from sitebuild.quotes.numbers import Number, find_numbers, mask_numbers, with_word_comparator
 
 NOCHECK_CLASS = "nocheck"
@@ -92,7 +92,7 @@ def extract_prose_numbers(
 ) -> list[ProseNumber]:
     """Return every number of the page's prose in page order, located in ``md_text``.
 
-    ``tokens`` must come from :func:`sitebuild.markdown.make_parser` on ``md_text``
+    ``tokens`` must come from :func:`sitebuild.source.markdown.make_parser` on ``md_text``
     (parsed here when omitted)."""
     tokens = parse_tokens(md_text) if tokens is None else tokens
     lines = md_text.split("\n")

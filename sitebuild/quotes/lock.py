@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from sitebuild.errors import SourceError
-from sitebuild.files import write_text_atomic
+from sitebuild.store.files import write_text_atomic
 
 LOCK_VERSION = 2
 READABLE_VERSIONS = (1, 2)

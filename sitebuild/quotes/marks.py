@@ -1,11 +1,11 @@
-"""The marks the renderer draws on a checked page, as :class:`~sitebuild.annotations.Annotation`:
+"""The marks the renderer draws on a checked page, as :class:`~sitebuild.checks.annotations.Annotation`:
 each verified number links to the output line it quotes, each claim carries its
 condition and values; in preview, stale, unverified and ambiguous numbers and broken
 claims are marked too. Every mark has a unique id and a plain-text note."""
 
 from __future__ import annotations
 
-from sitebuild.annotations import Annotation, PageMarks
+from sitebuild.checks.annotations import Annotation, PageMarks
 from sitebuild.quotes.claims import ClaimResult
 from sitebuild.quotes.results import PageQuotes, QuoteResult, Status
 

@@ -2,7 +2,7 @@
 its own text (prose, code, front matter, tokens), its execution's outputs, inline values
 and claim values, its own entries of the lock, and the checker's code; the digest of all
 that is the key of its result in ``<cache>/quotes/`` (see
-:mod:`sitebuild.shelf`). A page whose key is unchanged
+:mod:`sitebuild.store.shelf`). A page whose key is unchanged
 takes its result from there instead of being checked again; any change to one of those
 inputs checks it afresh. An unreadable memo is ignored (every page is checked)."""
 
@@ -11,10 +11,10 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from sitebuild.page_cache import engine_version
+from sitebuild.source.page_cache import engine_version
 from sitebuild.quotes.lock import LockEntry
 from sitebuild.quotes.results import PageQuotes
-from sitebuild.shelf import Shelf
+from sitebuild.store.shelf import Shelf
 
 MEMO_DIR = "quotes"
 MEMO_FORMAT = 2

@@ -205,7 +205,7 @@ class _Cell:
 
 
 def _html_cells(html: str) -> list[list[_Cell]]:
-    from sitebuild.html_tables import table_cells
+    from sitebuild.execution.html_tables import table_cells
 
     table = []
     for row in table_cells(html):

@@ -1,7 +1,7 @@
 """Stage 5b: the quoted-number and claim check over a build's pages. It runs the checker
 of :mod:`sitebuild.quotes.binding` on every page that executed, judges its claims, turns
 stale, unverified and ambiguous numbers and broken claims into
-:class:`~sitebuild.check.Problem` records, keeps the lock of the source folder up to
+:class:`~sitebuild.checks.check.Problem` records, keeps the lock of the source folder up to
 date, rewrites stale numbers for ``check --fix`` and gives the renderer its marks.
 
 Inline ``{python} expr`` values are counted as VERIFIED: the value the reader sees was
@@ -14,13 +14,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sitebuild.annotations import PageMarks
-from sitebuild.check import Problem
+from sitebuild.checks.annotations import PageMarks
+from sitebuild.checks.check import Problem
 from sitebuild.errors import SourceError
-from sitebuild.executed import ExecutedPage
-from sitebuild.files import write_text_atomic
+from sitebuild.execution.executed import ExecutedPage
+from sitebuild.store.files import write_text_atomic
 from sitebuild.quotes.binding import check_page
-from sitebuild.quotes.claims import ClaimResult, judge_claims, malformed_claims
+from sitebuild.quotes.claims import ClaimResult, judge_claims
+from sitebuild.source.claims import malformed_claims
 from sitebuild.quotes.lock import (
     LOCK_FILENAME,
     LockEntry,
@@ -33,7 +34,7 @@ from sitebuild.quotes.lock import (
 from sitebuild.quotes.marks import page_marks as _marks
 from sitebuild.quotes.outputs import outputs_from_blocks
 from sitebuild.quotes.results import PageQuotes, QuoteResult, Status, format_problem
-from sitebuild.read import Page
+from sitebuild.source.read import Page
 
 if TYPE_CHECKING:
     from sitebuild.quotes.fix import SourceFile
@@ -218,7 +219,7 @@ def _source_file(page: Page) -> SourceFile:
 def _write_current_scripts(pages: list[Page]) -> None:
     """Write each page's generated script when it differs, so the check after ``--fix``
     finds them current."""
-    from sitebuild.extract import script_path, script_text
+    from sitebuild.execution.extract import script_path, script_text
 
     for page in pages:
         if not page.code_blocks:

@@ -9,7 +9,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sitebuild.build import run_build
+from sitebuild.commands.build import run_build
 from sitebuild.config import make_config
 
 REPO = Path(__file__).resolve().parents[2]
@@ -72,7 +72,7 @@ def build_real_site(target: Path) -> RealSite:
     no site.yaml step runs (results/ is read as it is), no generated script is written
     into explainers/code/, and the cache starts from a copy of the repository's own (so
     only what changed runs). Fails with the build's problems when the site does not build."""
-    from sitebuild.read import read_pages
+    from sitebuild.source.read import read_pages
 
     cache = target / "cache"
     seed = REPO / ".cache" / "sitebuild" / "pages"

@@ -1,7 +1,7 @@
 """``serve`` in a real browser: with a page open, an edit to its explainer shows up without
 a manual reload; a broken explainer, or a quoted number gone stale after a data change,
 keeps the last good page with an overlay that names the problem at its file and line (and
-the terminal says the same); the fix brings the page back without the overlay. The preview runs the engine's own server and watcher (sitebuild.serve)
+the terminal says the same); the fix brings the page back without the overlay. The preview runs the engine's own server and watcher (sitebuild.commands.serve)
 over a copy of the built fixture site, so the first build reuses its execution cache."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 
 from browser_helpers import TEMPLATES
 from sitebuild.config import make_config
-from sitebuild.serve import start_preview
+from sitebuild.commands.serve import start_preview
 
 pytestmark = pytest.mark.browser
 

@@ -1,0 +1,1 @@
+"""The checks stage of the engine."""

@@ -1,0 +1,56 @@
+"""Figures of a page: their numbers ("Figure 3."), their labels and the checks on them.
+
+A block's options name its figures: ``{caption="..."}`` (required: a figure without one
+is a warning, an error under ``--strict``), ``{alt="..."}`` and ``{label="fig-gap"}``.
+Figures are numbered in page order; prose refers to a labelled one with an empty link,
+``[](#fig-gap)``, which renders as "Figure 3" (a link with text keeps its text)."""
+
+from __future__ import annotations
+
+from sitebuild.checks.check import Problem
+from sitebuild.execution.executed import ExecutedPage
+from sitebuild.source.read import Page
+
+
+def figure_numbers(page: Page, executed: ExecutedPage | None) -> dict[tuple[int, int], int]:
+    """The number of each figure output, by (block n, output index), from 1 in page order."""
+    numbers: dict[tuple[int, int], int] = {}
+    if executed is None:
+        return numbers
+    for block in page.blocks:
+        for k, output in enumerate(executed.blocks.get(block.n, [])):
+            if output.kind == "figure":
+                numbers[(block.n, k)] = len(numbers) + 1
+    return numbers
+
+
+def figure_labels(page: Page, executed: ExecutedPage | None) -> dict[str, int]:
+    """Each block label -> the number of the block's first figure."""
+    numbers = figure_numbers(page, executed)
+    labels = {}
+    for block in page.blocks:
+        label = block.options.get("label")
+        first = min((num for (n, _), num in numbers.items() if n == block.n), default=None)
+        if label and first is not None:
+            labels[label] = first
+    return labels
+
+
+def check_figures(page: Page, executed: ExecutedPage | None) -> list[Problem]:
+    """A warning for every block whose figures have no caption, and for a label on a block
+    that draws no figure."""
+    problems = []
+    numbers = figure_numbers(page, executed)
+    drawn = {n for n, _ in numbers}
+    for block in page.blocks:
+        fence_line = block.line - 1
+        if block.n in drawn and not block.options.get("caption"):
+            count = sum(1 for n, _ in numbers if n == block.n)
+            problems.append(Problem(page.rel_path, fence_line,
+                                    f"the block draws {count} figure(s) without a caption: add "
+                                    '{caption="One sentence saying what the figure shows"} to its ``` line', "warning"))
+        if block.options.get("label") and block.n not in drawn and executed is not None and executed.error is None:
+            problems.append(Problem(page.rel_path, fence_line,
+                                    f"code block option {{label=\"{block.options['label']}\"}}: the block draws no figure "
+                                    "to label", "warning"))
+    return problems

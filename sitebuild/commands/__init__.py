@@ -1,0 +1,1 @@
+"""The commands stage of the engine."""

@@ -1,0 +1,314 @@
+"""``serve``: the author's loop. Open the port first (a busy port is a one-line error), build,
+serve the output folder, watch what the site is made of, rebuild on change and reload the
+open pages.
+
+What is watched: the explainers (``*.md`` of the source folder), the templates, site.yaml,
+the bibliography, the inputs of site.yaml's steps, and every file and folder the last
+build recorded as read by its pages; never a fixed list of folders.
+
+When a rebuild fails, every problem is printed in the terminal with its file and line, and
+the last good site stays served, each page carrying an overlay that names the problems.
+Only when no page was ever built does the preview serve the build-error page. Open pages
+learn of a new build by a long poll of ``/__sitebuild/version``, so a reload follows the
+end of a rebuild at once."""
+
+from __future__ import annotations
+
+import errno
+import glob
+import threading
+from dataclasses import dataclass, field
+from functools import partial
+from html import escape
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Callable
+from urllib.parse import parse_qs, urlsplit
+
+from sitebuild.config import SITE_FILE, BuildConfig
+from sitebuild.errors import ConfigError, SiteBuildError
+
+POLL_SECONDS = 0.05
+LONG_POLL_SECONDS = 20.0
+VERSION_PATH = "/__sitebuild/version"
+NOT_FOUND_PAGE = "404.html"
+RELOAD_SCRIPT = (
+    "<script>(function(){var v=\"%(version)s\";function poll(){fetch('" + VERSION_PATH + "?v='+v,{cache:'no-store'})"
+    ".then(function(r){return r.text()}).then(function(t){if(t!==v){location.reload()}else{poll()}})"
+    ".catch(function(){setTimeout(poll,1000)})}poll()})();</script>"
+)
+OVERLAY = (
+    '<div class="sb-overlay" role="alert" aria-labelledby="sb-overlay-h" style="position:fixed;left:0.75rem;right:0.75rem;'
+    'bottom:0.75rem;z-index:1000;max-height:45vh;overflow:auto;padding:0.8rem 1rem;border-radius:8px;'
+    'background:#2e1717;color:#ffe4e0;border:2px solid #ff8a80;font:14px/1.45 system-ui,sans-serif;'
+    'box-shadow:0 6px 24px rgba(0,0,0,.4)"><p id="sb-overlay-h" style="margin:0 0 .4rem;font-weight:700">'
+    'The last rebuild failed: this is the last good version of the page. %(count)d problem(s):</p>'
+    '<ul style="margin:0;padding-left:1.2rem">%(items)s</ul>'
+    '<button type="button" onclick="this.parentNode.remove()" style="margin-top:.5rem;font:inherit;'
+    'background:#ffe4e0;color:#2e1717;border:0;border-radius:4px;padding:.15rem .6rem">Hide</button></div>'
+)
+
+
+def reload_script(version: int) -> str:
+    """The script injected into served pages: it knows the build ``version`` the page came
+    from and long-polls the server, reloading as soon as another version is reported (so
+    a rebuild that ends between the page's load and its first poll still reloads it)."""
+    return RELOAD_SCRIPT % {"version": version}
+
+
+def overlay_html(problems: list[str]) -> str:
+    """The overlay of a failed rebuild, naming each problem (escaped)."""
+    items = "".join(f'<li><pre style="margin:0;white-space:pre-wrap;font:13px/1.4 ui-monospace,monospace">'
+                    f"{escape(p)}</pre></li>" for p in problems)
+    return OVERLAY % {"count": len(problems), "items": items}
+
+
+@dataclass
+class ServeState:
+    """Shared between the watcher and the request handlers. ``problems`` are those of the
+    last rebuild (empty when it passed); ``error_page`` is served only while no good site
+    exists."""
+
+    version: int = 0
+    problems: list[str] = field(default_factory=list)
+    error_page: bytes | None = None
+    watched: list[Path] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    changed: threading.Condition = field(default=None)  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        self.changed = threading.Condition(self.lock)
+
+    def publish(self, problems: list[str], error_page: bytes | None, watched: list[Path] | None) -> None:
+        """A rebuild ended: record its problems and wake the pages waiting for a new version."""
+        with self.changed:
+            self.problems, self.error_page = problems, error_page
+            if watched is not None:
+                self.watched = watched
+            self.version += 1
+            self.changed.notify_all()
+
+    def wait_for_change(self, seen: int, seconds: float = LONG_POLL_SECONDS) -> int:
+        """The current version, once it differs from ``seen`` or ``seconds`` have passed."""
+        with self.changed:
+            self.changed.wait_for(lambda: self.version != seen, timeout=seconds)
+            return self.version
+
+
+# -- What the site is made of --------------------------------------------------------------
+
+def watched_paths(config: BuildConfig, recorded: list[Path]) -> list[Path]:
+    """Every file whose change means a rebuild: the explainers, the templates, site.yaml,
+    the bibliography, the steps' inputs and the files the last build recorded as read."""
+    paths = set(config.source.glob("*.md")) | {config.root / SITE_FILE}
+    if config.templates.is_dir():
+        paths |= {p for p in config.templates.rglob("*") if p.is_file()}
+    if config.site.bibliography:
+        paths.add(config.root / config.site.bibliography)
+    for step in config.site.steps:
+        for pattern in step.inputs:
+            paths |= {Path(p) for p in glob.glob(str(config.root / pattern), recursive=True) if Path(p).is_file()}
+    generated = (config.out, config.cache_dir, config.source / "code")
+    paths |= {p for p in recorded if not any(p.is_relative_to(g) for g in generated)}
+    return sorted(p.resolve() for p in paths)
+
+
+def recorded_reads(config: BuildConfig) -> list[Path]:
+    """The files and folders the last good build recorded as read by its pages."""
+    try:
+        from sitebuild.store.stamp import recorded_inputs
+    except ImportError:  # an engine without the record: the sources alone are watched
+        return []
+    return recorded_inputs(config.cache_dir, config.root)
+
+
+def snapshot(paths: list[Path], source: Path) -> dict[str, tuple[int, int, int]]:
+    """(size, mtime, inode) of each path (a folder: its names), plus the explainers present."""
+    seen: dict[str, tuple] = {"explainers": tuple(sorted(p.name for p in source.glob("*.md")))}
+    for path in paths:
+        try:
+            stat = path.stat()
+        except OSError:
+            seen[str(path)] = ()
+            continue
+        seen[str(path)] = (stat.st_size, stat.st_mtime_ns, stat.st_ino) if not path.is_dir() else \
+            tuple(sorted(p.name for p in path.iterdir()))
+    return seen
+
+
+# -- Building --------------------------------------------------------------------------------
+
+def rebuild(config: BuildConfig, state: ServeState, progress: Callable[[str], None]) -> None:
+    """Build once. Every problem goes to the terminal with its file and line; on failure
+    the last good site stays, and the pages show an overlay naming the problems."""
+    from sitebuild.commands.build import run_build
+    from sitebuild.render.render import render_error_page
+
+    try:
+        summary = run_build(config, progress=progress)
+        problems = [str(p) for p in summary.problems]
+        failed = [str(p) for p in summary.errors]
+        closing = summary.closing_line()
+    except SiteBuildError as error:
+        summary, problems, failed, closing = None, [f"error: {error}"], [f"error: {error}"], f"error: {error}"
+    for line in problems:
+        progress(line)
+    good_site = (config.out / "index.html").is_file()
+    error_page = None if good_site or not failed else render_error_page(config.templates, config.site.title,
+                                                                           "\n\n".join(failed))
+    state.publish(failed, error_page, None)  # the open pages reload now, while the watch list is made
+    if not failed:
+        watched = watched_paths(config, recorded_reads(config))
+        with state.lock:
+            state.watched = watched
+    if failed:
+        progress(f"rebuild failed: {len(failed)} problem(s); serving the last good site with an overlay naming them")
+    progress(closing)
+
+
+class PreviewHandler(SimpleHTTPRequestHandler):
+    """Serves the output folder, the version endpoint and, while failing, the overlay."""
+
+    state: ServeState
+
+    def log_message(self, format: str, *args) -> None:  # noqa: A002 - quiet preview server
+        pass
+
+    def do_GET(self) -> None:  # noqa: N802 - the http.server interface
+        """Serve the version (long poll), or a file (pages with the reload script, and the
+        overlay while the last rebuild failed)."""
+        url = urlsplit(self.path)
+        if url.path == VERSION_PATH:
+            seen = parse_qs(url.query).get("v", [None])[0]
+            version = self.state.wait_for_change(int(seen)) if seen and seen.isdigit() else self.state.version
+            return self._send(str(version).encode(), "text/plain")
+        with self.state.lock:
+            error_page, version, problems = self.state.error_page, self.state.version, list(self.state.problems)
+        path = url.path
+        is_page = path.endswith("/") or path.endswith(".html")
+        if is_page and error_page is not None:
+            return self._send(self._inject(error_page, version, []), "text/html; charset=utf-8", status=500)
+        if is_page:
+            target = Path(self.translate_path(path))
+            target = target / "index.html" if target.is_dir() else target
+            if target.is_file():
+                return self._send(self._inject(target.read_bytes(), version, problems), "text/html; charset=utf-8")
+            not_found = Path(self.directory) / NOT_FOUND_PAGE
+            if not_found.is_file():
+                return self._send(self._inject(not_found.read_bytes(), version, problems), "text/html; charset=utf-8",
+                                  status=404)
+        return super().do_GET()
+
+    def end_headers(self) -> None:
+        """No caching in a preview: every load shows the last build."""
+        self.send_header("Cache-Control", "no-store")
+        super().end_headers()
+
+    def _inject(self, html: bytes, version: int, problems: list[str]) -> bytes:
+        # The preview serves the site at "/", whatever base URL site.yaml gives the 404 page.
+        html = html.replace(b'<script data-site-base="', b'<script data-site-base="/" data-was="', 1)
+        extra = (overlay_html(problems) if problems else "") + reload_script(version)
+        return html.replace(b"</body>", extra.encode() + b"</body>", 1)
+
+    def _send(self, body: bytes, content_type: str, status: int = 200) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+class _PreviewServer(ThreadingHTTPServer):
+    daemon_threads = True  # a page's pending long poll never holds the process open
+
+
+def make_server(config: BuildConfig, state: ServeState, port: int, host: str = "127.0.0.1") -> ThreadingHTTPServer:
+    """An HTTP server on ``host``:``port`` (0 picks a free port) over the output folder; a
+    port in use is a :class:`ConfigError` of one line."""
+    handler = type("BoundPreviewHandler", (PreviewHandler,), {"state": state})
+    config.out.mkdir(parents=True, exist_ok=True)
+    try:
+        return _PreviewServer((host, port), partial(handler, directory=str(config.out)))
+    except OSError as error:
+        if error.errno == errno.EADDRINUSE:
+            raise ConfigError(f"serve: port {port} on {host} is in use; stop the other server or pass --port 0 "
+                              "for a free port") from None
+        raise ConfigError(f"serve: cannot listen on {host}:{port} ({error.strerror}); check --host and --port") from None
+
+
+def watch(config: BuildConfig, state: ServeState, progress: Callable[[str], None], stop: threading.Event,
+          last: dict | None = None) -> None:
+    """Poll what the site is made of; rebuild after each change (compared with ``last``,
+    the snapshot taken before the last build) until ``stop`` is set."""
+    last = snapshot(state.watched, config.source) if last is None else last
+    while not stop.wait(POLL_SECONDS):
+        try:
+            with state.lock:
+                paths = list(state.watched)
+            current = snapshot(paths, config.source)
+            if current != last:
+                progress("change detected; rebuilding")
+                rebuild(config, state, progress)
+                with state.lock:
+                    paths = list(state.watched)
+                # Compare the next poll with what this build saw when it started.
+                last = {**snapshot(paths, config.source), **{k: v for k, v in current.items()}}
+        except Exception as error:  # keep watching: the next save may fix it
+            progress(f"error while rebuilding: {type(error).__name__}: {error}")
+
+
+@dataclass
+class Preview:
+    """A running preview: its server (the caller decides which thread serves it), the
+    build state it serves, and the watcher thread that rebuilds on change."""
+
+    server: ThreadingHTTPServer
+    state: ServeState
+    stop_event: threading.Event
+    watcher: threading.Thread
+
+    @property
+    def url(self) -> str:
+        """The preview's address."""
+        host, port = self.server.server_address[:2]
+        return f"http://{host}:{port}/"
+
+    def close(self) -> None:
+        """Stop watching and release the port (after ``serve_forever`` has returned)."""
+        self.stop_event.set()
+        with self.state.changed:
+            self.state.changed.notify_all()
+        self.server.server_close()
+        self.watcher.join(timeout=5)
+
+
+def start_preview(config: BuildConfig, port: int = 8000, progress: Callable[[str], None] = print,
+                  host: str = "127.0.0.1") -> Preview:
+    """Open the server on ``host``:``port`` (0: any free port), build once and start
+    watching; the caller runs ``preview.server.serve_forever()``."""
+    state = ServeState()
+    server = make_server(config, state, port, host)
+    try:
+        state.watched = watched_paths(config, recorded_reads(config))
+        before = snapshot(state.watched, config.source)
+        rebuild(config, state, progress)
+        # The files the first build found its pages reading are watched from their state now
+        # (otherwise their appearance in the list would itself count as a change).
+        before = {**snapshot(state.watched, config.source), **before}
+    except BaseException:
+        server.server_close()
+        raise
+    stop = threading.Event()
+    watcher = threading.Thread(target=watch, args=(config, state, progress, stop, before), daemon=True)
+    watcher.start()
+    return Preview(server, state, stop, watcher)
+
+
+def serve(config: BuildConfig, port: int = 8000, progress: Callable[[str], None] = print, host: str = "127.0.0.1") -> None:
+    """Build, then serve with rebuild on change, until interrupted."""
+    preview = start_preview(config, port, progress, host)
+    progress(f"serving {config.out} on {preview.url} (Ctrl-C stops)")
+    try:
+        preview.server.serve_forever()
+    finally:
+        preview.close()

@@ -1,0 +1,1 @@
+"""The execution stage of the engine."""

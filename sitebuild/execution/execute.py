@@ -1,0 +1,335 @@
+"""Stage 4: run each page's notebook in its own ``python3`` Jupyter kernel (nbclient),
+pages in parallel processes, and return an :class:`ExecutedPage` per page. Execution
+never raises for a page: an exception, a timeout or a dead kernel becomes ``error``."""
+
+from __future__ import annotations
+
+import copy
+import os
+import signal
+import sys
+import time
+from dataclasses import dataclass
+from multiprocessing import get_context
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable
+
+from sitebuild.execution.kernels import Kernel, kill_live_kernels, kill_tree, start_kernel
+from sitebuild.execution.executed import ClaimValue, ExecutedPage, InlineValue, PageError
+from sitebuild.execution.extract import KERNEL_SETUP_CELL
+from sitebuild.execution.outputs import DEPS_MIME, ERROR_MIME, BlockError, convert_outputs
+
+if TYPE_CHECKING:
+    from nbformat import NotebookNode
+
+
+
+@dataclass
+class ExecutionJob:
+    """What a worker needs to run one page (picklable)."""
+
+    slug: str
+    rel_path: str
+    root: str
+    notebook: NotebookNode
+    timeout: float
+    expect_error: frozenset[int] = frozenset()
+    reason: str = ""
+
+
+def notebook_outputs(raw: list) -> list[dict]:
+    """A cell's outputs as readers' notebooks show them: the engine's reports removed, its
+    error reports turned into standard nbformat error outputs."""
+    cleaned = []
+    for output in raw:
+        data = output.get("data", {})
+        if ERROR_MIME in data:
+            report = data[ERROR_MIME]
+            cleaned.append({"output_type": "error", "ename": report.get("ename", ""), "evalue": report.get("evalue", ""),
+                            "traceback": report.get("traceback", "").splitlines()})
+        elif DEPS_MIME not in data:
+            cleaned.append(dict(output))
+    return cleaned
+
+
+def _record_block(result: ExecutedPage, job: ExecutionJob, n: int, cell: NotebookNode) -> BlockError | None:
+    outputs, figures, error = convert_outputs(job.slug, n, cell.get("outputs", []))
+    result.blocks[n] = outputs
+    result.figures.update(figures)
+    result.notebook_outputs[n] = notebook_outputs(cell.get("outputs", []))
+    return error
+
+
+def _record_finish(result: ExecutedPage, job: ExecutionJob, cell: NotebookNode) -> None:
+    for raw in cell.get("outputs", []):
+        report = raw.get("data", {}).get(DEPS_MIME)
+        if report is None:
+            continue
+        result.deps = report["deps"]
+        result.deps["files"].pop(job.rel_path, None)
+        result.python = report["python"]
+        result.inline = [InlineValue(i, v.get("value", ""), v.get("error", "")) for i, v in enumerate(report["inline"])]
+        result.claims = [ClaimValue(i, v.get("holds"), v.get("values", []), v.get("error", ""))
+                         for i, v in enumerate(report.get("claims", []))]
+        failed = [v for v in report["inline"] if "error" in v]
+        if failed:
+            first = failed[0]
+            result.error = PageError("inline", f"inline value failed: {first['error']}", line=first.get("line"))
+
+
+def _where(role: str, n: int | None) -> str:
+    return {"block": f"while running block {n}", "setup": "while starting", "finish": "while evaluating inline values"}[role]
+
+
+def _run_cells(client, job: ExecutionJob, result: ExecutedPage, deadline: float, prepared: bool = False) -> None:
+    """Run the notebook's cells in order, recording each block; a ``prepared`` kernel has
+    run the setup cell already."""
+    from nbclient.exceptions import CellTimeoutError, DeadKernelError
+
+    for index, cell in enumerate(client.nb.cells):
+        role = cell.metadata["sitebuild"]["role"]
+        if prepared and role == "setup":
+            continue
+        client.timeout = max(1, int(deadline - time.monotonic() + 0.999))
+        try:
+            client.execute_cell(cell, index)
+        except CellTimeoutError:
+            n = cell.metadata["sitebuild"].get("n")
+            result.error = PageError("timeout", f"the page ran longer than its timeout of {job.timeout:g} s "
+                                                f"(stopped {_where(role, n)}); raise `timeout` in its front matter "
+                                                f"or make it faster", block=n)
+            return
+        except DeadKernelError as error:
+            n = cell.metadata["sitebuild"].get("n")
+            result.error = PageError("dead-kernel", f"the kernel died {_where(role, n)} ({error}); "
+                                                    f"look for os._exit, a crash in native code, or memory use", block=n)
+            return
+        if role == "block":
+            n = cell.metadata["sitebuild"]["n"]
+            error = _record_block(result, job, n, cell)
+            if error is not None and n not in job.expect_error:
+                result.error = PageError("exception", f"{error.ename}: {error.evalue}", line=error.line, block=n, traceback=error.traceback)
+                return
+            if error is None and n in job.expect_error:
+                result.warnings.append(f"block {n} is marked {{expect-error}} but raised no error")
+        elif role == "finish":
+            _record_finish(result, job, cell)
+        elif cell.get("outputs") and any(o.get("output_type") == "error" for o in cell.outputs):
+            result.error = PageError("kernel", "the kernel could not be prepared: " + str(cell.outputs[-1].get("evalue", "")))
+            return
+
+
+#: Times a page's kernel is started again when it could not bind its ports (two kernels
+#: starting at once can be given the same free port).
+KERNEL_ATTEMPTS = 3
+
+
+def _port_collision(result: ExecutedPage) -> bool:
+    """True when the page failed only because its kernel could not bind a port."""
+    error = result.error
+    return (error is not None and error.kind in ("kernel", "dead-kernel") and not result.blocks
+            and "Address already in use" in f"{error.message}\n{error.traceback}")
+
+
+def execute_page(job: ExecutionJob, kernel: Kernel | None = None,
+                 on_ready: Callable[[], None] | None = None) -> ExecutedPage:
+    """Run one page in a fresh kernel (``kernel``, or one started now) whose working
+    directory is the repository root; the kernel is shut down afterwards. A kernel that
+    could not bind its ports is replaced (up to :data:`KERNEL_ATTEMPTS` times).
+    ``on_ready`` is called once, when the kernel is ready and before the page's code runs
+    (or when the kernel could not start)."""
+    pending = [on_ready] if on_ready else []
+
+    def ready() -> None:
+        while pending:
+            pending.pop()()
+
+    for attempt in range(KERNEL_ATTEMPTS):
+        result = _execute_once(job, kernel, ready)
+        if not _port_collision(result):
+            break
+        print(f"  the kernel of {job.slug} could not bind its ports (another kernel took one); starting another",
+              file=sys.stderr, flush=True)
+        kernel = None
+    ready()
+    return result
+
+
+def _setup_source(job: ExecutionJob) -> str | None:
+    cells = job.notebook.cells
+    return cells[0].source if cells and cells[0].metadata["sitebuild"]["role"] == "setup" else None
+
+
+def _start_prepared(root: str) -> Kernel:
+    """A new kernel, connected to and set up in the background (see Kernel.prepare)."""
+    kernel = start_kernel(root)
+    kernel.prepare(KERNEL_SETUP_CELL)
+    return kernel
+
+
+def _execute_once(job: ExecutionJob, kernel: Kernel | None, ready: Callable[[], None]) -> ExecutedPage:
+    from nbclient import NotebookClient
+
+    started = time.monotonic()
+    result = ExecutedPage(slug=job.slug)
+    try:
+        kernel = kernel or start_kernel(job.root)
+    except Exception as error:
+        result.error, result.status = PageError("kernel", f"the kernel could not start: {error}"), "failed"
+        return result
+    client = NotebookClient(copy.deepcopy(job.notebook), km=kernel.manager, timeout=int(job.timeout) + 1,
+                            allow_errors=True, interrupt_on_timeout=False, record_timing=False,
+                            resources={"metadata": {"path": job.root}})
+    # A kernel prepared meanwhile (see Kernel.prepare) has a client and has run the setup
+    # cell, when the page's setup cell is that code; any other is connected here.
+    prepared = kernel.prepared_client() if _setup_source(job) == KERNEL_SETUP_CELL else None
+    client.kc = prepared
+    try:
+        with client.setup_kernel():
+            ready()
+            _run_cells(client, job, result, started + job.timeout, prepared=prepared is not None)
+    except Exception as error:  # a kernel that cannot start or a broken channel fails this page only
+        if result.error is None:
+            result.error = PageError("kernel", f"the kernel failed: {type(error).__name__}: {error}")
+    finally:
+        if client.kc is not None:
+            client.kc.stop_channels()
+        if result.error is not None and result.error.kind in ("dead-kernel", "kernel"):
+            result.error.traceback = kernel.log_tail()
+        kernel.stop()
+    result.seconds = time.monotonic() - started
+    if result.error is not None:
+        result.status = "failed"
+    return result
+
+
+def run_in_order(next_job: Callable[[], ExecutionJob | None], more_waiting: Callable[[], bool],
+                 on_done: Callable[[ExecutedPage], None]) -> None:
+    """Run jobs one after another; while a page runs, the next page's kernel boots (started
+    once this page's kernel is ready, so that the two do not boot at the same time), and
+    is connected to and runs the setup cell."""
+    spares: list[Kernel] = []
+
+    def start_spare(root: str) -> None:
+        if more_waiting():
+            try:
+                spares.append(_start_prepared(root))
+            except Exception:
+                pass
+
+    try:
+        while (job := next_job()) is not None:
+            kernel = spares.pop() if spares else None
+            if kernel is None:
+                try:
+                    kernel = _start_prepared(job.root)
+                except Exception:
+                    kernel = None
+            on_done(execute_page(job, kernel, on_ready=lambda root=job.root: start_spare(root)))
+    finally:
+        for spare in spares:
+            spare.stop()
+
+
+def _end_worker(signum, frame) -> None:
+    """SIGTERM in a worker: kill its kernels and exit now."""
+    kill_live_kernels()
+    os._exit(128 + signum)
+
+
+def _worker(jobs, results, remaining) -> None:
+    """A worker process: take pages from ``jobs`` until the end marker, report to
+    ``results``. Interrupts are the parent's to handle: it ends workers with SIGTERM."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _end_worker)
+
+    def next_job():
+        job = jobs.get()
+        if job is not None:
+            with remaining.get_lock():
+                remaining.value -= 1
+            results.put(("started", job.slug))
+        return job
+
+    run_in_order(next_job, lambda: remaining.value > 0, lambda result: results.put(("done", result)))
+
+
+def execute_pages(jobs: list[ExecutionJob], workers: int,
+                  on_done: Callable[[ExecutedPage], None] | None = None,
+                  meanwhile: Callable[[], None] | None = None) -> dict[str, ExecutedPage]:
+    """Run ``jobs`` with up to ``workers`` pages at a time (one process per worker, one
+    fresh kernel per page); call ``on_done`` as each finishes. Returns results by slug.
+    ``meanwhile``, when given, is called once in this process while worker processes run
+    the pages (this process only waits for them then), after the first page is done, so
+    that it does not slow the first kernels down; without workers it is not called."""
+    results: dict[str, ExecutedPage] = {}
+
+    def done(result: ExecutedPage) -> None:
+        results[result.slug] = result
+        if on_done:
+            on_done(result)
+
+    if workers <= 1 or len(jobs) <= 1:
+        queue = list(jobs)
+        run_in_order(lambda: queue.pop(0) if queue else None, lambda: bool(queue), done)
+        return results
+    _run_in_processes(jobs, min(workers, len(jobs)), done, meanwhile)
+    return results
+
+
+def _run_in_processes(jobs: list[ExecutionJob], count: int, done: Callable[[ExecutedPage], None],
+                      meanwhile: Callable[[], None] | None = None) -> None:
+    import queue as queue_module
+
+    context = get_context("fork")
+    job_queue, result_queue, remaining = context.Queue(), context.Queue(), context.Value("i", len(jobs))
+    for job in jobs:
+        job_queue.put(job)
+    for _ in range(count):
+        job_queue.put(None)
+    processes = [context.Process(target=_worker, args=(job_queue, result_queue, remaining), daemon=True) for _ in range(count)]
+    for process in processes:
+        process.start()
+    running: set[str] = set()
+    finished: set[str] = set()
+    try:
+        while len(finished) < len(jobs):
+            try:
+                kind, payload = result_queue.get(timeout=1.0)
+            except queue_module.Empty:
+                if not any(p.is_alive() for p in processes):
+                    break
+                continue
+            if kind == "started":
+                running.add(payload)
+            else:
+                running.discard(payload.slug)
+                finished.add(payload.slug)
+                done(payload)
+                if meanwhile is not None:  # after the first page: the first kernels boot alone
+                    meanwhile, task = None, meanwhile
+                    task()
+    except BaseException:
+        for process in processes:  # interrupted: each worker kills its kernels and exits
+            process.terminate()
+        # Jobs nobody will read may still sit in the queue's pipe: without this, the exit
+        # would wait forever for its feeder thread to write them.
+        job_queue.cancel_join_thread()
+        raise
+    finally:
+        for process in processes:
+            process.join(timeout=5)
+            if process.is_alive():
+                kill_tree(process.pid)
+    for job in jobs:
+        if job.slug not in finished:
+            done(ExecutedPage(slug=job.slug, status="failed",
+                              error=PageError("kernel", "the worker process running this page died; run it alone with --only")))
+
+
+def make_job(page, root: Path, timeout: float) -> ExecutionJob:
+    """The execution job of a :class:`~sitebuild.source.read.Page`."""
+    from sitebuild.execution.extract import kernel_notebook
+
+    return ExecutionJob(slug=page.slug, rel_path=page.rel_path, root=str(root), notebook=kernel_notebook(page),
+                        timeout=timeout, expect_error=frozenset(b.n for b in page.code_blocks if b.options.get("expect-error")))

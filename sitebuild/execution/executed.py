@@ -1,0 +1,81 @@
+"""What running a page produced, as plain data: :class:`ExecutedPage` with its outputs,
+figures, inline values and claims, or its :class:`PageError`. Kept apart from
+:mod:`sitebuild.execution.execute` (which runs the kernels) so that the stages reading results
+(cache, checks, rendering) do not load the machinery of running them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from sitebuild.execution.outputs import Output
+
+
+@dataclass
+class PageError:
+    """Why a page failed: ``kind`` is exception, timeout, dead-kernel, inline or kernel."""
+
+    kind: str
+    message: str
+    line: int | None = None
+    block: int | None = None
+    traceback: str = ""
+
+
+@dataclass
+class InlineValue:
+    """The value of an inline ``{python} expr`` (already formatted), or its error."""
+
+    index: int
+    text: str = ""
+    error: str = ""
+
+
+@dataclass
+class ClaimValue:
+    """What the kernel found for one checked claim: whether its expression holds (None
+    when it raised), the (name, short repr) pairs it read, and its error."""
+
+    index: int
+    holds: bool | None = None
+    values: list = field(default_factory=list)
+    error: str = ""
+
+
+@dataclass
+class ExecutedPage:
+    """The result of running a page: outputs per block number, figures by file name, what
+    it depended on (``deps``: the kernel's record, see :mod:`sitebuild.execution.deps`), timing,
+    and why it ran (``reason``)."""
+
+    slug: str
+    blocks: dict[int, list[Output]] = field(default_factory=dict)
+    figures: dict[str, bytes] = field(default_factory=dict)
+    notebook_outputs: dict[int, list[dict]] = field(default_factory=dict)
+    deps: dict = field(default_factory=dict)
+    inline: list[InlineValue] = field(default_factory=list)
+    claims: list[ClaimValue] = field(default_factory=list)
+    python: str = ""
+    seconds: float = 0.0
+    error: PageError | None = None
+    status: str = "executed"
+    warnings: list[str] = field(default_factory=list)
+    reason: str = ""
+    #: The digest of what the execution produced (outputs, figures, values; not its timing
+    #: or status), given by the cache when it stores or reads the result, "" before.
+    digest: str = ""
+
+    @property
+    def files_read(self) -> list[str]:
+        """The files the page read or imported (relative to the root inside it, absolute
+        elsewhere), sorted; files it looked for and did not find are left out."""
+        files = self.deps.get("files", {}) if self.deps else {}
+        return sorted(name for name, seen in files.items()
+                      if seen != "absent" and not (isinstance(seen, dict) and seen.get("stat") is None))
+
+    def text_outputs(self) -> Iterable[tuple[int, int, Output]]:
+        """Every output that carries quotable text, as (block n, output index, output)."""
+        for n, outputs in sorted(self.blocks.items()):
+            for k, output in enumerate(outputs):
+                if output.texts:
+                    yield n, k, output

@@ -1,0 +1,1 @@
+"""The output stage of the engine."""

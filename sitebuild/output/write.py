@@ -1,0 +1,131 @@
+"""Stage 7: write a rendered site into a temporary folder beside the output folder, then
+swap it in. If anything fails before the swap, the previous site is left untouched; the
+swap itself is not interrupted by SIGINT or SIGTERM. The new folder carries the engine's
+marker, so later builds and ``clean`` know it is theirs."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import time
+from pathlib import Path
+
+from sitebuild.render.render import RenderedSite
+from sitebuild.output.folders import OUTPUT_MARKER, mark
+
+
+def _static_files(static: Path | None) -> dict[str, bytes]:
+    """The files of the templates' static folder, by their path in the site."""
+    if static is None or not static.is_dir():
+        return {}
+    return {f"static/{path.relative_to(static).as_posix()}": path.read_bytes()
+            for path in sorted(static.rglob("*")) if path.is_file()}
+
+
+def _unchanged(previous: Path, content: bytes) -> bool:
+    """True when ``previous`` (a file of the last site) holds exactly ``content``."""
+    try:
+        with open(previous, "rb") as stream:
+            return stream.read(len(content) + 1) == content
+    except OSError:
+        return False
+
+
+def _fill(folder: Path, site: RenderedSite, static: Path | None, last: Path | None = None) -> int:
+    """Write every file of the site into ``folder``; return how many were linked. A file
+    whose bytes equal those of the same file in ``last`` (the site being replaced), and
+    each file the site keeps as it is, is a hard link to it instead of a copy: no build
+    ever writes into a file of a site, it always writes a new folder, so the two names can
+    never diverge by a later write."""
+    files = {**_static_files(static), **site.files}
+    made, linked = {str(folder)}, 0
+    base = str(folder)
+
+    def target_of(rel: str) -> str:
+        target = os.path.join(base, rel)
+        parent = os.path.dirname(target)
+        if parent not in made:
+            os.makedirs(parent, exist_ok=True)
+            made.add(parent)
+        return target
+
+    for rel, kept in site.kept.items():
+        if rel in files:
+            continue
+        target = target_of(rel)
+        try:
+            os.link(kept, target)
+            linked += 1
+        except OSError:  # no hard links here (or a link limit): copy it
+            shutil.copyfile(kept, target)
+    for rel, content in files.items():
+        target = target_of(rel)
+        if last is not None and _unchanged(last / rel, content):
+            try:
+                os.link(last / rel, target)
+                linked += 1
+                continue
+            except OSError:  # a file system without hard links, or a link limit: write it
+                pass
+        with open(target, "wb") as stream:
+            stream.write(content)
+    return linked
+
+
+def write_site(site: RenderedSite, out: Path, static: Path | None = None) -> None:
+    """Replace ``out`` with ``site`` (plus the files of ``static`` under ``static/``)."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.parent / f"{out.name}.tmp-new-{os.getpid()}"
+    # Unique per swap: a preview rebuilds in the same process while the last replaced site
+    # may still be being deleted in the background.
+    old = out.parent / f"{out.name}.tmp-old-{os.getpid()}-{time.monotonic_ns()}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    try:
+        tmp.mkdir()
+        mark(tmp, OUTPUT_MARKER)
+        _fill(tmp, site, static, out if (out / OUTPUT_MARKER).is_file() else None)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    try:
+        if out.exists():
+            os.replace(out, old)
+        os.replace(tmp, out)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+    remove_in_background(old)
+
+
+#: The processes removing replaced sites that have not been reaped yet (a preview rebuilds
+#: in one process; a build's own end leaves them to init).
+_REMOVERS: list[int] = []
+
+
+def remove_in_background(folder: Path) -> None:
+    """Delete ``folder`` (the replaced site) in a process of its own session (``rm -rf``,
+    spawned without copying this process), so the build does not wait for a file system
+    call per file and Ctrl-C does not stop it. Where ``rm`` cannot be started, the folder
+    is removed here. Should the removal not finish, the next build removes the folder (it
+    holds the engine's marker)."""
+    if not folder.exists():
+        return
+    _reap_removers()
+    quiet = [(os.POSIX_SPAWN_OPEN, fd, os.devnull, os.O_RDWR, 0) for fd in (0, 1, 2)]
+    try:
+        pid = os.posix_spawnp("rm", ["rm", "-rf", "--", str(folder)], os.environ, file_actions=quiet, setsid=True)
+    except (AttributeError, OSError):  # no posix_spawn, or no rm on the PATH
+        shutil.rmtree(folder, ignore_errors=True)
+        return
+    _REMOVERS.append(pid)
+
+
+def _reap_removers() -> None:
+    for pid in list(_REMOVERS):
+        try:
+            done, _ = os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            done = pid
+        if done:
+            _REMOVERS.remove(pid)

@@ -1,0 +1,178 @@
+"""Stage 6a: the prose of one explainer as HTML. markdown-it renders the page's tokens
+with the site's own rules: each fenced block becomes its cell (highlighted input and
+captured outputs), each inline value its printed text, each annotated number a mark that
+links to the output line behind it, each checked claim a marked span, each citation a
+link, and figure references "Figure N". Plain data in (a parsed page, its execution, its
+marks), a string out."""
+
+from __future__ import annotations
+
+from html import escape
+
+from sitebuild.checks.annotations import Annotation, PageMarks
+from sitebuild.render.cells import cell_html
+from sitebuild.execution.executed import ExecutedPage
+from sitebuild.checks.figures import figure_labels, figure_numbers
+from sitebuild.render.highlight import HighlightMemo, highlight_code
+from sitebuild.source.markdown import make_parser
+from sitebuild.source.read import Page
+from sitebuild.source.references import Reference, references_section, render_citation
+
+SEARCH_TEXT_LIMIT = 4000
+
+
+def _render_fence(self, tokens, idx, options, env):
+    block = env["blocks_by_line"].get(tokens[idx].map[0] + 2)
+    if block is None:
+        return self.fence(tokens, idx, options, env)
+    return cell_html(block, env["executed"].blocks.get(block.n) if env["executed"] else None, env["slug"], env["title"],
+                     env.get("figure_numbers"), env.get("highlight", highlight_code))
+
+
+def _render_code_inline(self, tokens, idx, options, env):
+    token = tokens[idx]
+    value = env["inline_values"].get(token.meta.get("inline_index"))
+    if value is None:
+        return self.code_inline(tokens, idx, options, env)
+    return f'<span class="inline-value">{escape(value)}</span>'
+
+
+def _render_link_open(self, tokens, idx, options, env):
+    token = tokens[idx]
+    href = str(token.attrs.get("href", ""))
+    number = env.get("figure_labels", {}).get(href[1:]) if href.startswith("#") else None
+    if number is not None and idx + 1 < len(tokens) and tokens[idx + 1].type == "link_close":
+        return f'<a class="xref" href="{escape(href)}">Figure {number}'  # [](#fig-x): "Figure 3"
+    if "://" not in href and not href.startswith("#"):
+        target, sep, fragment = href.partition("#")
+        if target.endswith(".md"):
+            token.attrSet("href", target.rsplit("/", 1)[-1][:-3] + ".html" + sep + fragment)
+    return self.renderToken(tokens, idx, options, env)
+
+
+def _render_text(self, tokens, idx, options, env):
+    token = tokens[idx]
+    marks = token.meta.get("annotations")
+    if not marks:
+        return escape(token.content)
+    out, cursor = [], 0
+    for offset, note in marks:
+        out.append(escape(token.content[cursor:offset]))
+        text = escape(note.text)
+        attributes = _mark_attributes(note)
+        if note.status == "verified" and note.anchor:
+            out.append(f'<a class="q q-verified" href="#{escape(note.anchor)}"{attributes}>{text}</a>')
+        else:
+            out.append(f'<span class="q q-{escape(note.status)}"{attributes}>{text}</span>')
+        cursor = offset + len(note.text)
+    out.append(escape(token.content[cursor:]))
+    return "".join(out)
+
+
+def _mark_attributes(note: Annotation) -> str:
+    """The id, note (the popover's text) and tooltip of a mark, as HTML attributes."""
+    parts = [f' id="{escape(note.id)}"' if note.id else ""]
+    parts.append(f' data-note="{escape(note.note)}"' if note.note else "")
+    parts.append(f' title="{escape(note.title)}"' if note.title else "")
+    return "".join(parts)
+
+
+def _render_span_open(self, tokens, idx, options, env):
+    """A checked claim's words: plain text in a span with a subtle mark and its note; a
+    claim with no verdict (a page not checked) renders as a plain span."""
+    token = tokens[idx]
+    if "check" not in token.attrs:
+        return self.renderToken(tokens, idx, options, env)
+    claim = (token.meta or {}).get("claim")
+    if claim is None:
+        return '<span class="claim">'
+    return (f'<span class="claim claim-{escape(claim.status)}" id="{escape(claim.id)}" tabindex="0" '
+            f'data-note="{escape(claim.note)}">')
+
+
+def _prepare_inline(page: Page, marks: PageMarks) -> None:
+    """Mark inline values and annotated numbers on the inline tokens' children."""
+    inline_iter = iter(page.inline)
+    pending = next(inline_iter, None)
+    for token_index, token in enumerate(page.tokens):
+        if token.type != "inline" or not token.map:
+            continue
+        line = token.map[0] + 1
+        for child_index, child in enumerate(token.children or []):
+            child.meta = {k: v for k, v in (child.meta or {}).items() if k not in ("annotations", "claim")}
+            if child.type in ("softbreak", "hardbreak"):
+                line += 1
+            elif child.type == "code_inline" and pending is not None and pending.expr in child.content and pending.line == line:
+                child.meta["inline_index"] = pending.index
+                pending = next(inline_iter, None)
+            elif child.type == "text":
+                placed = _placed_marks(child.content, marks.get((token_index, child_index), []))
+                if placed:
+                    child.meta["annotations"] = placed
+            elif child.type == "span_open":
+                claims = [note for _, note in marks.get((token_index, child_index), []) if note.kind == "claim"]
+                if claims:
+                    child.meta["claim"] = claims[0]
+
+
+def _placed_marks(content: str, marks: list[tuple[int, Annotation]]) -> list[tuple[int, Annotation]]:
+    """The marks whose text stands at their offset, in order and without overlaps."""
+    placed, end = [], 0
+    for offset, note in sorted(marks, key=lambda item: item[0]):
+        if offset >= end and content[offset:offset + len(note.text)] == note.text:
+            placed.append((offset, note))
+            end = offset + len(note.text)
+    return placed
+
+
+def _render_citation(self, tokens, idx, options, env):
+    return render_citation(tokens[idx], env.get("bibliography", {}))
+
+
+def make_markdown():
+    """The shared parser with the site's render rules (cells, inline values, links,
+    numbers, citations)."""
+    md = make_parser()
+    rules = md.add_render_rule
+    rules("citation", _render_citation)
+    rules("fence", _render_fence)
+    rules("code_inline", _render_code_inline)
+    rules("link_open", _render_link_open)
+    rules("text", _render_text)
+    rules("span_open", _render_span_open)
+    return md
+
+
+def prose_html(md, page: Page, executed: ExecutedPage | None, marks: PageMarks,
+               bibliography: dict[str, Reference] | None = None, highlights: HighlightMemo | None = None) -> str:
+    """The body of an explainer: prose, with each fenced block's cell where it stands (its
+    code highlighted through ``highlights`` when given), each annotated number marked,
+    figures numbered, citations linked (and the entries cited only in running text listed
+    at the end)."""
+    _prepare_inline(page, marks)
+    env = {
+        "figure_numbers": figure_numbers(page, executed), "figure_labels": figure_labels(page, executed),
+        "bibliography": bibliography or {},
+        "blocks_by_line": {b.line: b for b in page.blocks},
+        "executed": executed, "slug": page.slug, "title": page.front.title,
+        "inline_values": {v.index: v.text for v in (executed.inline if executed else []) if not v.error},
+        "highlight": highlights.code if highlights is not None else highlight_code,
+    }
+    body = [t for t in page.tokens if t.type != "front_matter"]
+    return md.renderer.render(body, md.options, env) + references_section(page.tokens, bibliography or {})
+
+
+def toc_entries(page: Page) -> list[dict]:
+    """The h2/h3 headings of a page: text, anchor and level."""
+    entries = []
+    for i, token in enumerate(page.tokens):
+        if token.type == "heading_open" and token.tag in ("h2", "h3") and "id" in token.attrs:
+            text = "".join(c.content for c in page.tokens[i + 1].children or [] if c.type in ("text", "code_inline"))
+            entries.append({"id": token.attrs["id"], "text": text.strip(), "level": int(token.tag[1])})
+    return entries
+
+
+def plain_text(page: Page) -> str:
+    """The prose of a page as plain text (for the search index)."""
+    words = [t.content for t in page.tokens if t.type == "inline"]
+    return " ".join(" ".join(words).split())[:SEARCH_TEXT_LIMIT]

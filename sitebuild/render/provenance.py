@@ -1,0 +1,129 @@
+"""Provenance of a build: when it ran, from which commit, with which Python and package
+versions, and the digest of every data file the pages read. Shown on the pages and the
+report only: it never feeds the quote check, and it is the only part of a page that
+changes between two builds of the same sources (each page marks it, see
+:data:`PROVENANCE_START`)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from sitebuild.execution.deps import package_versions
+from sitebuild.store.files import git_entry
+
+#: Comments around the changing part of every page, so that two builds can be compared.
+PROVENANCE_START, PROVENANCE_END = "<!--provenance-->", "<!--/provenance-->"
+CODE_SUFFIXES = (".py", ".pyc")
+
+
+@dataclass(frozen=True)
+class DataFile:
+    """A file the pages read (not a module): its path from the root, sha256 and readers."""
+
+    path: str
+    sha256: str
+    size: int
+    pages: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where a build came from."""
+
+    built_at: str
+    commit: str = ""
+    dirty: bool = False
+    python: str = ""
+    packages: tuple[tuple[str, str], ...] = ()
+    data_files: tuple[DataFile, ...] = field(default_factory=tuple)
+
+    @property
+    def short_commit(self) -> str:
+        """The commit's first 10 hex digits ("" outside a git repository)."""
+        return self.commit[:10]
+
+
+def _git(root: Path, *args: str) -> subprocess.Popen | None:
+    try:
+        return subprocess.Popen(["git", *args], cwd=root, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    except OSError:
+        return None
+
+
+def _output(process: subprocess.Popen | None) -> str:
+    if process is None:
+        return ""
+    try:
+        out, _ = process.communicate(timeout=10)
+    except subprocess.SubprocessError:
+        process.kill()
+        process.communicate()
+        return ""
+    return out.strip() if process.returncode == 0 else ""
+
+
+def start_git(root: Path) -> Callable[[], tuple[str, bool]]:
+    """Ask git for the commit of ``root`` and whether the work tree differs from it, in
+    the background; the returned function waits for the answer: (commit, dirty), ("",
+    False) outside a repository or without git (no git is started where no folder from
+    ``root`` up holds a ``.git``)."""
+    if "GIT_DIR" not in os.environ and git_entry(root) is None:
+        return lambda: ("", False)
+    commit, status = _git(root, "rev-parse", "HEAD"), _git(root, "status", "--porcelain", "--untracked-files=no")
+    answered: list[tuple[str, bool]] = []
+
+    def answer() -> tuple[str, bool]:
+        if not answered:
+            head, changes = _output(commit), _output(status)
+            answered.append((head, bool(head) and bool(changes)))
+        return answered[0]
+
+    return answer
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def data_files(root: Path, reads: dict[str, list[str]],
+               digest: Callable[[str], str | None] | None = None) -> tuple[DataFile, ...]:
+    """The non-code files of ``reads`` (slug -> paths from ``root``), with their digests
+    (from ``digest``, given the path as read, when it knows the file; else computed)."""
+    readers: dict[str, list[str]] = {}
+    for slug, paths in reads.items():
+        for path in paths:
+            if not path.endswith(CODE_SUFFIXES):
+                readers.setdefault(path, []).append(slug)
+    found = []
+    for path, slugs in sorted(readers.items()):
+        full = Path(path) if Path(path).is_absolute() else root / path
+        if full.is_file():
+            sha = (digest(path) if digest is not None else None) or _sha256(full)
+            found.append(DataFile(path, sha, full.stat().st_size, tuple(sorted(slugs))))
+    return tuple(found)
+
+
+def collect_provenance(root: Path, reads: dict[str, list[str]], packages: set[str],
+                       now: float | None = None, git: Callable[[], tuple[str, bool]] | None = None,
+                       digest: Callable[[str], str | None] | None = None,
+                       package_memo: Path | None = None) -> Provenance:
+    """The provenance of a build over ``root``: the git commit (and whether the work tree
+    differs from it; ``git``, from :func:`start_git`, when it was asked earlier), the
+    Python and ``packages`` versions (the table of installed distributions kept in
+    ``package_memo`` when given), and the data files read (see :func:`data_files`)."""
+    stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(now if now is not None else time.time()))
+    commit, dirty = (git or start_git(root))()
+    versions = package_versions(packages, package_memo)
+    return Provenance(built_at=stamp, commit=commit, dirty=dirty, python=sys.version.split()[0],
+                      packages=versions, data_files=data_files(root, reads, digest))

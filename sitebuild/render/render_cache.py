@@ -1,0 +1,132 @@
+"""Re-render only what changed. Each explainer's HTML depends on its own text, outputs and
+number marks, on the front matter of every page (navigation, previous and next, related
+pages, data links), on site.yaml, the commit, the templates and the engine's code. The
+digest of all that is kept per page (``<cache>/rendered.json``), together with the commit
+and whether the work tree had local changes; a page whose digest is unchanged keeps its
+file of the last site as it is, linked, not read. Its provenance line therefore says when
+that page's HTML was made (the index and the report say when the whole site was built);
+the commit it names is this build's, since a new commit or a change of the work tree's
+state changes every digest."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import fields
+from pathlib import Path
+
+from sitebuild.store.files import write_text_atomic
+from sitebuild.store.stamp import PACKAGE_DIR, stat_line, tree_lines
+
+KEYS_FILE = "rendered.json"
+#: ExecutedPage fields that never reach a page's HTML.
+NOT_RENDERED = ("seconds", "status", "reason", "deps", "figures", "warnings", "notebook_outputs", "digest")
+#: Ends the signature of a page whose downloads it does not cover.
+HTML_ONLY = "-html"
+
+
+def _sha(text: str | bytes) -> str:
+    return hashlib.sha256(text.encode() if isinstance(text, str) else text).hexdigest()
+
+
+def site_signature(pages: list, site: object, templates: Path, commit: str, extra_files: tuple[Path, ...] = (),
+                   dirty: bool = False) -> str:
+    """What every page's HTML shares: the front matter of all pages, site.yaml, the commit
+    and whether the work tree is ``dirty``, the templates and the engine's code (their file
+    states), ``extra_files``, and the versions of the libraries that render it."""
+    fronts = repr([(p.slug, p.rel_path, p.front) for p in pages]) + renderer_versions()
+    states = tree_lines(templates, "", None, recursive=True) + tree_lines(PACKAGE_DIR, ".py", None, recursive=True)
+    states += [stat_line(p) for p in extra_files]
+    return _sha("\n".join([fronts, repr(site), commit, repr(dirty), *states]))
+
+
+def renderer_versions() -> str:
+    """The versions of Jinja, markdown-it-py, its plugins and Pygments."""
+    import jinja2
+    import markdown_it
+    import mdit_py_plugins
+
+    from sitebuild.render.highlight import pygments_version
+
+    return " ".join([jinja2.__version__, markdown_it.__version__, mdit_py_plugins.__version__,
+                     pygments_version()])
+
+
+def page_signature(page, result, marks, shared: str) -> str:
+    """The digest of everything one explainer's HTML is made of; with the execution's own
+    digest (a stored result has one), of its downloads too. A signature ending in
+    :data:`HTML_ONLY` covers the HTML only."""
+    if result is None or result.digest:
+        produced, suffix = "" if result is None else result.digest, ""
+    else:  # a failed execution is never stored: its rendered parts are all that is known
+        produced = repr([getattr(result, f.name) for f in fields(result) if f.name not in NOT_RENDERED])
+        produced += repr(sorted((name, _sha(data)) for name, data in result.figures.items()))
+        suffix = HTML_ONLY
+    return _sha("\n".join([shared, page.text, produced, repr(sorted((marks or {}).items()))])) + suffix
+
+
+def site_file_signatures(shared: str, provenance: object, rows: list) -> dict[str, str]:
+    """The signatures of the index, the report and the 404 page (keys "/index.html", ...):
+    what every page shares, this build's provenance (its time included), and for the
+    report its rows."""
+    common = "\n".join([shared, repr(provenance)])
+    return {"/index.html": _sha(common), "/404.html": _sha(common), "/report.html": _sha(common + repr(rows))}
+
+
+def _file_name(key: str) -> str:
+    return key[1:] if key.startswith("/") else f"{key}.html"
+
+
+class _Listings:
+    """The names in the folders of the last site, each folder listed once."""
+
+    def __init__(self, out: Path):
+        self.out, self.names = out, {}
+
+    def has(self, rel: str) -> bool:
+        folder, _, name = rel.rpartition("/")
+        if folder not in self.names:
+            try:
+                self.names[folder] = set(os.listdir(self.out / folder))
+            except OSError:
+                self.names[folder] = set()
+        return name in self.names[folder]
+
+
+class RenderCache:
+    """The digests of the pages of the last site, and their files, found in ``out``."""
+
+    def __init__(self, cache_dir: Path, out: Path):
+        self.path, self.out = cache_dir / KEYS_FILE, out
+        try:
+            self.keys = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            self.keys = {}
+        self.new_keys: dict[str, str] = {}
+        self.listings = _Listings(out)
+
+    def reusable(self, signatures: dict[str, str]) -> dict[str, Path]:
+        """The HTML file of the last site for each page whose signature is unchanged (by
+        slug, or by "/index.html" and the like, see :func:`site_file_signatures`)."""
+        self.new_keys = dict(signatures)
+        return {key: self.out / _file_name(key) for key, signature in signatures.items()
+                if self.keys.get(key) == signature and self.listings.has(_file_name(key))}
+
+    def kept_downloads(self, downloads: dict[str, list[str]]) -> dict[str, Path]:
+        """The files of the last site that each page's downloads (slug -> paths in the site)
+        can be taken from: those of a page whose signature, covering them, is unchanged
+        and whose files are all still there."""
+        kept: dict[str, Path] = {}
+        for slug, paths in downloads.items():
+            key = self.new_keys.get(slug, HTML_ONLY)
+            if key.endswith(HTML_ONLY) or self.keys.get(slug) != key:
+                continue
+            if all(self.listings.has(rel) for rel in paths):
+                kept.update((rel, self.out / rel) for rel in paths)
+        return kept
+
+    def save(self) -> None:
+        """Record the signatures of the site just written."""
+        if self.new_keys != self.keys:
+            write_text_atomic(self.path, json.dumps(self.new_keys, sort_keys=True))

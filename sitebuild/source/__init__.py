@@ -1,0 +1,1 @@
+"""The source stage of the engine."""

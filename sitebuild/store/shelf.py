@@ -1,0 +1,122 @@
+"""A folder of pickled values by name, stamped with a format and a version (the engine's
+state): what the page memo and the quote memo keep between builds.
+
+Most values sit together in one pack file, read with a single open; a value stored since
+the pack was written is a file of its own beside it (and wins over the pack). So a build
+that changed one page reads two or three files and writes one. Once more than
+:data:`COMPACT_AFTER` values sit beside the pack, or the pack holds a name no longer
+wanted or cannot be used, :meth:`Shelf.keep_only` writes a new pack and removes the
+single files. A file of
+another format or version, or one that cannot be read, counts as missing."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+from pathlib import Path
+
+from sitebuild.store.files import write_bytes_atomic
+
+SUFFIX = ".pickle"
+PACK = "pack" + SUFFIX
+#: How many values may sit beside the pack before it is written again.
+COMPACT_AFTER = 16
+_MISSING = object()
+
+
+class Shelf:
+    """Values by name under ``folder``, valid for one ``fmt`` and ``version``."""
+
+    def __init__(self, folder: Path, fmt: int, version: str):
+        self.folder, self.fmt, self.version = folder, fmt, version
+        self._pack: dict | None = None
+        self._pack_unusable = False  # a pack file is there but cannot be used: write it again
+        self._singles: set[str] | None = None  # the file names of the values beside the pack
+        self._file_names: dict[str, str] = {}
+
+    def _file_name(self, name: str) -> str:
+        if name not in self._file_names:
+            self._file_names[name] = hashlib.sha256(name.encode()).hexdigest()[:32] + SUFFIX
+        return self._file_names[name]
+
+    def _path(self, name: str) -> Path:
+        return self.folder / self._file_name(name)
+
+    def _stamped(self, data: object, name: str | None) -> bool:
+        return isinstance(data, dict) and (data.get("format"), data.get("version"), data.get("name")) == \
+            (self.fmt, self.version, name)
+
+    def _single_names(self) -> set[str]:
+        if self._singles is None:
+            try:
+                self._singles = {entry.name for entry in os.scandir(self.folder)
+                                 if entry.name.endswith(SUFFIX) and entry.name != PACK}
+            except OSError:
+                self._singles = set()
+        return self._singles
+
+    def _pack_values(self) -> dict:
+        if self._pack is None:
+            self._pack = {}
+            try:
+                with open(self.folder / PACK, "rb") as stream:
+                    data = pickle.load(stream)
+            except FileNotFoundError:
+                return self._pack
+            except Exception:  # truncated, or unreadable by this Python
+                self._pack_unusable = True
+                return self._pack
+            if self._stamped(data, None) and isinstance(data.get("value"), dict):
+                self._pack = data["value"]
+            else:  # another format or version of the engine
+                self._pack_unusable = True
+        return self._pack
+
+    def _read_single(self, path: Path, name: str) -> object:
+        try:
+            with open(path, "rb") as stream:
+                data = pickle.load(stream)
+        except Exception:
+            return _MISSING
+        return data.get("value") if self._stamped(data, name) else _MISSING
+
+    def get(self, name: str) -> object | None:
+        """The value stored under ``name``, or None."""
+        file_name = self._file_name(name)
+        if file_name in self._single_names():
+            value = self._read_single(self.folder / file_name, name)
+            if value is not _MISSING:
+                return value
+        return self._pack_values().get(name)
+
+    def put(self, name: str, value: object) -> None:
+        """Store ``value`` under ``name`` (atomically), in a file of its own."""
+        path = self._path(name)
+        data = {"format": self.fmt, "version": self.version, "name": name, "value": value}
+        write_bytes_atomic(path, pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL))
+        self._single_names().add(path.name)
+
+    def keep_only(self, names: set[str]) -> None:
+        """Forget every name not in ``names``; write a new pack when it is due."""
+        wanted = {self._file_name(name): name for name in names}
+        singles = self._single_names()
+        for file_name in sorted(singles - set(wanted)):
+            (self.folder / file_name).unlink(missing_ok=True)
+        singles &= set(wanted)
+        stale = not set(self._pack_values()) <= set(names) or self._pack_unusable
+        if len(singles) > COMPACT_AFTER or stale:
+            self._compact(wanted)
+
+    def _compact(self, wanted: dict[str, str]) -> None:
+        values = {}
+        for file_name, name in wanted.items():
+            value = self.get(name)
+            if value is not None:
+                values[name] = value
+        data = {"format": self.fmt, "version": self.version, "name": None, "value": values}
+        write_bytes_atomic(self.folder / PACK, pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL))
+        self._pack, self._pack_unusable = values, False
+        for file_name in sorted(self._single_names()):
+            (self.folder / file_name).unlink(missing_ok=True)  # the pack holds the same value now
+        self._singles = set()

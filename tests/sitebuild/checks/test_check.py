@@ -1,0 +1,69 @@
+"""Checks over pages: related slugs, internal links, failures located in the .md, and
+the hook where further page checkers plug in."""
+
+from __future__ import annotations
+
+from sitebuild.checks.check import Problem, check_site, describe_failure, expected_one_of
+from sitebuild.execution.executed import ExecutedPage, PageError
+from sitebuild.source.read import read_page
+
+A = """---
+title: A
+summary: s
+related: [b, nowhere]
+---
+
+## Here
+
+[ok](b.md#there) [bad page](missing.md)
+[bad anchor](b.html#nope) [self](#here) [self bad](#gone)
+
+```python
+x = 1
+y = 2
+```
+"""
+B = "---\ntitle: B\nsummary: s\n---\n\n## There\n"
+
+
+def pages(tmp_path):
+    (tmp_path / "explainers").mkdir()
+    for name, text in (("a.md", A), ("b.md", B)):
+        (tmp_path / "explainers" / name).write_text(text)
+    return [read_page(tmp_path / "explainers" / n, tmp_path) for n in ("a.md", "b.md")]
+
+
+def test_related_and_links_are_checked(tmp_path):
+    problems = [str(p) for p in check_site(pages(tmp_path), {}, scripts=False)]
+    assert problems == [
+        "explainers/a.md:1: error: front matter field 'related': no page 'nowhere'; expected one of ['a', 'b']",
+        "explainers/a.md:9: error: link 'missing.md': no page 'missing'; expected one of ['a', 'b']",
+        "explainers/a.md:10: error: link 'b.html#nope': no heading #nope in b; expected one of ['there']",
+        "explainers/a.md:10: error: link '#gone': no heading #gone in a; expected one of ['here']",
+    ]
+
+
+def test_long_lists_of_choices_become_suggestions():
+    slugs = {f"page-{i}" for i in range(10)} | {"permutation-tests"}
+    assert expected_one_of("permutation-test", slugs) == "did you mean 'permutation-tests'?"
+    assert expected_one_of("zzz", slugs) == "none of the 11 pages is close"
+
+
+def test_failure_shows_the_code_around_the_line(tmp_path):
+    page = pages(tmp_path)[0]
+    problem = describe_failure(page, PageError("exception", "NameError: z", line=14, block=1, traceback="Traceback ..."))
+    assert problem.line == 14
+    assert problem.message.splitlines() == ["NameError: z", "    12 | ```python", "    13 | x = 1", ">   14 | y = 2",
+                                            "    15 | ```", "Traceback ..."]
+
+
+def test_extra_checkers_run_over_executed_pages(tmp_path):
+    seen = []
+
+    def checker(page, result):
+        seen.append(page.slug)
+        return [Problem(page.rel_path, 3, "a number is stale")]
+
+    executed = {"b": ExecutedPage(slug="b")}
+    problems = check_site(pages(tmp_path), executed, scripts=False, checkers=[checker])
+    assert seen == ["b"] and "explainers/b.md:3: error: a number is stale" in [str(p) for p in problems]

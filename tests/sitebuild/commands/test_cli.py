@@ -1,0 +1,89 @@
+"""The command line: commands, exit codes and messages (no kernel: pages without code)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from site_helpers import REPO
+
+BUILD = [sys.executable, str(REPO / "build.py")]
+
+
+def run(*args, cwd=REPO):
+    return subprocess.run([*BUILD, *args], cwd=cwd, capture_output=True, text=True)
+
+
+def test_help_lists_every_command():
+    done = run("--help")
+    assert done.returncode == 0
+    for command in ("build", "check", "serve", "new", "clean"):
+        assert command in done.stdout
+
+
+def test_bad_option_exits_2_with_a_message(tmp_path):
+    done = run("build", "--jobs", "0", "--source", str(tmp_path))
+    assert done.returncode == 2
+    assert "error: --jobs: expected a whole number of at least 1, found 0" in done.stderr
+
+
+def project_root(tmp_path):
+    """A project of its own: a site.yaml without steps (the repository's would run the real
+    benchmark into its results/) and the repository's templates."""
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "site.yaml").write_text("title: CLI Test Site\n", encoding="utf-8")
+    (root / "templates").symlink_to(REPO / "templates")
+    return root
+
+
+def test_build_then_check_an_empty_and_a_prose_only_source(tmp_path):
+    source, out, cache = tmp_path / "src", tmp_path / "out", tmp_path / "cache"
+    source.mkdir()
+    options = ["--root", str(project_root(tmp_path)), "--source", str(source), "--out", str(out),
+               "--cache-dir", str(cache)]
+    done = run("build", *options)
+    assert done.returncode == 0 and (out / "index.html").exists(), done.stderr
+    assert "0 pages: 0 executed, 0 cached, 0 failed; 0 warning(s)" in done.stderr
+    assert "step" not in done.stderr, "no site.yaml step runs for this project"
+    assert f"site written: open {out / 'index.html'}" in done.stderr
+    (source / "words.md").write_text("---\ntitle: Words\nsummary: Only words.\n---\n\nSee [nothing](nowhere.md).\n")
+    done = run("check", *options)
+    assert done.returncode == 1
+    assert "link 'nowhere.md': no page 'nowhere'" in done.stderr and "check failed: 1 problem(s) in" in done.stderr
+    done = run("build", *options)
+    assert done.returncode == 1 and "the last good site was kept" in done.stderr
+    assert not (out / "words.html").exists()
+
+
+def test_new_scaffolds_a_page_that_builds(tmp_path):
+    source = tmp_path / "src"
+    done = run("new", "What Is Label Bias?", "--source", str(source))
+    assert done.returncode == 0, done.stderr
+    page = source / "what-is-label-bias.md"
+    assert page.read_text().startswith('---\ntitle: "What Is Label Bias?"\n')
+    assert run("new", "What Is Label Bias?", "--source", str(source)).returncode == 2
+    from sitebuild.source.read import read_page
+    assert read_page(page, tmp_path).front.title == "What Is Label Bias?"
+
+
+def test_clean_removes_output_and_cache(tmp_path):
+    (tmp_path / "out").mkdir()
+    (tmp_path / "cache").mkdir()
+    done = run("clean", "--out", str(tmp_path / "out"), "--cache-dir", str(tmp_path / "cache"))
+    assert done.returncode == 0 and not (tmp_path / "out").exists() and not (tmp_path / "cache").exists()
+
+
+def test_a_build_under_a_profiler_still_gets_its_report_written(tmp_path):
+    """A one-shot command ends without the interpreter's teardown, except where a profiler
+    or a tracer writes its report as the interpreter ends."""
+    source, profile = tmp_path / "src", tmp_path / "build.prof"
+    source.mkdir()
+    options = ["--root", str(project_root(tmp_path)), "--source", str(source), "--out", str(tmp_path / "out"),
+               "--cache-dir", str(tmp_path / "cache")]
+    done = subprocess.run([sys.executable, "-m", "cProfile", "-o", str(profile), str(REPO / "build.py"), "build",
+                           *options], cwd=REPO, capture_output=True, text=True)
+    assert done.returncode == 0 and "0 pages: 0 executed" in done.stderr, done.stderr
+    assert profile.stat().st_size > 0
+    done = run("build", *options)  # and without one, the same build ends at once with its output
+    assert done.returncode == 0 and "site is up to date" in done.stderr, done.stderr

@@ -1,0 +1,161 @@
+"""The preview server: serves the site on 127.0.0.1 with a reload endpoint, rebuilds on
+change, and shows an error page (not the stale one) while a rebuild fails. Pages here
+have no code, so no kernel starts."""
+
+from __future__ import annotations
+
+import threading
+import time
+import urllib.error
+import urllib.request
+
+import pytest
+
+from sitebuild.commands.serve import reload_script, start_preview
+from site_helpers import site_config
+
+PAGE = "---\ntitle: Served\nsummary: A page with no code.\n---\n\nFirst version.\n"
+
+
+def fetch(port, path):
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode()
+
+
+@pytest.fixture
+def preview(tmp_path):
+    (tmp_path / "explainers").mkdir()
+    (tmp_path / "explainers" / "served.md").write_text(PAGE)
+    config = site_config(tmp_path)
+    log = []
+    preview = start_preview(config, 0, log.append)
+    preview.state.log = log
+    server = threading.Thread(target=preview.server.serve_forever, daemon=True)
+    server.start()
+    yield tmp_path, preview.server.server_address[1], preview.state
+    preview.server.shutdown()
+    server.join(timeout=5)
+    preview.close()
+
+
+def wait_for_version(state, version, seconds=20):
+    deadline = time.monotonic() + seconds
+    while state.version < version and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert state.version >= version, f"the watcher did not rebuild: {getattr(state, 'log', [])}"
+
+
+def test_pages_get_the_reload_script_only_when_served(preview):
+    root, port, state = preview
+    status, html = fetch(port, "/served.html")
+    assert status == 200 and "First version." in html and reload_script(1) in html
+    assert "__sitebuild" not in (root / "site" / "served.html").read_text()
+    assert fetch(port, "/__sitebuild/version") == (200, "1")
+
+
+def test_a_failed_rebuild_keeps_the_last_good_page_with_an_overlay_and_prints_the_problem(preview):
+    root, port, state = preview
+    page = root / "explainers" / "served.md"
+    page.write_text(PAGE.replace("First version.", "Second, longer version."))
+    wait_for_version(state, 2)
+    assert "Second, longer version." in fetch(port, "/served.html")[1]
+    page.write_text("no front matter any more\n")
+    wait_for_version(state, 3)
+    status, html = fetch(port, "/served.html")
+    assert status == 200 and "Second, longer version." in html, "the last good page is still served"
+    assert 'class="sb-overlay" role="alert"' in html
+    assert "explainers/served.md:1: error: expected YAML front matter" in html
+    assert "explainers/served.md:1: error: expected YAML front matter" in "\n".join(state.log), "printed in the terminal"
+    page.write_text(PAGE)
+    wait_for_version(state, 4)
+    assert "sb-overlay" not in fetch(port, "/served.html")[1]
+
+
+def test_a_first_build_that_fails_serves_the_error_page(tmp_path):
+    (tmp_path / "explainers").mkdir()
+    (tmp_path / "explainers" / "broken.md").write_text("no front matter\n")
+    log = []
+    preview = start_preview(site_config(tmp_path), 0, log.append)
+    try:
+        thread = threading.Thread(target=preview.server.serve_forever, daemon=True)
+        thread.start()
+        status, html = fetch(preview.server.server_address[1], "/broken.html")
+        assert status == 500 and "The build failed" in html and "explainers/broken.md:1" in html
+        preview.server.shutdown()
+    finally:
+        preview.close()
+
+
+def test_a_busy_port_is_a_one_line_error(preview):
+    from sitebuild.errors import ConfigError
+
+    root, port, _ = preview
+    with pytest.raises(ConfigError) as caught:
+        start_preview(site_config(root), port, lambda line: None)
+    assert str(caught.value) == (f"serve: port {port} on 127.0.0.1 is in use; stop the other server or pass --port 0 "
+                                 "for a free port")
+
+
+def test_the_version_endpoint_answers_as_soon_as_a_rebuild_ends(preview):
+    root, port, state = preview
+    answer = {}
+
+    def wait() -> None:
+        started = time.monotonic()
+        answer["version"] = fetch(port, f"/__sitebuild/version?v={state.version}")[1]
+        answer["seconds"] = time.monotonic() - started
+
+    waiter = threading.Thread(target=wait)
+    waiter.start()
+    time.sleep(0.3)
+    assert waiter.is_alive(), "the long poll answered before anything changed"
+    (root / "explainers" / "served.md").write_text(PAGE.replace("First", "Third"))
+    waiter.join(timeout=20)
+    assert answer["version"] == "2" and answer["seconds"] < 15
+
+
+def test_watched_files_are_the_sources_templates_site_yaml_and_what_the_pages_read(tmp_path):
+    from sitebuild.commands.serve import watched_paths
+
+    (tmp_path / "explainers").mkdir()
+    (tmp_path / "explainers" / "served.md").write_text(PAGE)
+    (tmp_path / "faircode").mkdir()
+    (tmp_path / "faircode" / "unrelated.py").write_text("x = 1\n")
+    (tmp_path / "data.csv").write_text("a\n1\n")
+    config = site_config(tmp_path)
+    watched = {p.relative_to(tmp_path.resolve()).as_posix() for p in watched_paths(config, [(tmp_path / "data.csv").resolve()])
+               if p.is_relative_to(tmp_path.resolve())}
+    assert {"explainers/served.md", "site.yaml", "data.csv"} <= watched
+    assert "faircode/unrelated.py" not in watched, "no hard-coded folder is watched"
+
+
+def test_a_change_to_a_template_rebuilds(tmp_path):
+    import shutil
+
+    from sitebuild.config import make_config
+    from site_helpers import TEMPLATES
+
+    (tmp_path / "explainers").mkdir()
+    (tmp_path / "explainers" / "served.md").write_text(PAGE)
+    shutil.copytree(TEMPLATES, tmp_path / "templates")
+    config = make_config(tmp_path, templates=tmp_path / "templates", jobs=1)
+    log = []
+    preview = start_preview(config, 0, log.append)
+    try:
+        footer = tmp_path / "templates" / "base.html"
+        footer.write_text(footer.read_text().replace("<footer class=\"site-footer\">", "<footer class=\"site-footer\"><p>Edited footer.</p>"))
+        preview.state.log = log
+        wait_for_version(preview.state, 2)
+        assert "Edited footer." in (tmp_path / "site" / "served.html").read_text()
+    finally:
+        preview.close()
+
+
+def test_a_missing_page_is_served_the_not_found_page(preview):
+    _, port, _ = preview
+    status, html = fetch(port, "/no-such-page.html")
+    assert status == 404 and "Page not found" in html and '<script data-site-base="/"' in html
+    assert fetch(port, "/static/no-such-file.css")[0] == 404

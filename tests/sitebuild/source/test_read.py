@@ -1,0 +1,119 @@
+"""Reading sources: front matter validated with errors naming file, line and field; block
+options; inline values located in the .md."""
+
+from __future__ import annotations
+
+import pytest
+
+from sitebuild.errors import SourceError
+from sitebuild.source.read import parse_block_options, read_page, read_pages
+
+PAGE = """---
+title: A Title
+summary: One sentence.
+tags: [a, b]
+related: [other-page]
+timeout: 5
+---
+
+Text with `{python:.3f} value` and `{python} name` and `plain code`.
+
+```python {hide-code} {caption="A caption"}
+value = 1 / 3
+```
+
+```bash
+echo hi
+```
+
+```python {no-exec}
+not run
+```
+"""
+
+
+def write(tmp_path, text, name="page.md"):
+    (tmp_path / "explainers").mkdir(exist_ok=True)
+    path = tmp_path / "explainers" / name
+    path.write_text(text)
+    return path
+
+
+def test_page_blocks_options_and_lines(tmp_path):
+    page = read_page(write(tmp_path, PAGE), tmp_path)
+    assert page.slug == "page" and page.rel_path == "explainers/page.md"
+    assert page.front.title == "A Title" and page.front.tags == ("a", "b") and page.front.timeout == 5.0
+    assert page.front.exempt_sections == ("Further Reading", "References")
+    assert [(b.n, b.language, b.line) for b in page.blocks] == [(1, "python", 12), (2, "bash", 16), (3, "python", 20)]
+    assert page.blocks[0].options == {"hide-code": True, "caption": "A caption"}
+    assert [b.n for b in page.code_blocks] == [1]
+
+
+def test_inline_values_are_found_with_their_line_and_column(tmp_path):
+    page = read_page(write(tmp_path, PAGE), tmp_path)
+    assert [(e.expr, e.format_spec, e.line, e.col) for e in page.inline] == [
+        ("value", ".3f", 9, 11), ("name", "", 9, 36)]
+
+
+@pytest.mark.parametrize("front, line, message", [
+    ("summary: s", 2, "front matter field 'title' is required: expected a non-empty string, found None"),
+    ("title: t", 2, "front matter field 'summary' is required"),
+    ("title: t\nsummary: s\ntimeout: -1", 4, "front matter field 'timeout': expected a positive number of seconds, found -1"),
+    ("title: t\nsummary: s\nrelated: Not A Slug", 4, "front matter field 'related': expected page slugs"),
+    ("title: t\nsummary: s\ncolour: red", 4, "front matter: unknown field 'colour'; expected one of"),
+    ("title: t\nsumary: s", 3, "front matter: unknown field 'sumary'; did you mean 'summary'?"),
+    ("title: t\nsummary: s\ntags: [a, b\nrelated: []", 5, "front matter is not valid YAML"),
+    ("title: t\nsummary: s: with a colon", 3, "front matter is not valid YAML"),
+])
+def test_bad_front_matter_names_the_file_and_the_true_line(tmp_path, front, line, message):
+    with pytest.raises(SourceError) as caught:
+        read_page(write(tmp_path, f"---\n{front}\n---\n\nText.\n"), tmp_path)
+    assert str(caught.value).startswith(f"explainers/page.md:{line}: "), str(caught.value)
+    assert message in str(caught.value)
+
+
+def test_unclosed_fence_is_reported_where_it_opens(tmp_path):
+    text = "---\ntitle: t\nsummary: s\n---\n\nProse.\n\n```python\nx = 1\n\nMore prose that is not code.\n"
+    with pytest.raises(SourceError) as caught:
+        read_page(write(tmp_path, text), tmp_path)
+    assert str(caught.value).startswith("explainers/page.md:8: code block opened here with ``` is never closed")
+
+
+def test_a_fence_closed_on_the_last_line_is_fine(tmp_path):
+    page = read_page(write(tmp_path, "---\ntitle: t\nsummary: s\n---\n\n```python\nx = 1\n```"), tmp_path)
+    assert [b.source for b in page.blocks] == ["x = 1\n"]
+
+
+def test_figure_label_option(tmp_path):
+    assert parse_block_options('python {label="fig-gap"} {caption="The gap"}', "p.md", 3) == (
+        "python", {"label": "fig-gap", "caption": "The gap"})
+    with pytest.raises(SourceError, match="expected an id like"):
+        parse_block_options('python {label="Fig Gap"}', "p.md", 3)
+
+
+def test_missing_front_matter(tmp_path):
+    with pytest.raises(SourceError, match=r"explainers/page.md:1: expected YAML front matter"):
+        read_page(write(tmp_path, "# No front matter\n"), tmp_path)
+
+
+def test_unknown_block_option_names_the_line(tmp_path):
+    text = "---\ntitle: t\nsummary: s\n---\n\n```python {hide-everything}\nx = 1\n```\n"
+    with pytest.raises(SourceError) as caught:
+        read_page(write(tmp_path, text), tmp_path)
+    assert str(caught.value).startswith("explainers/page.md:6: code block option {hide-everything}: expected one of")
+
+
+def test_block_options_parse_values_and_reject_junk():
+    assert parse_block_options('python {alt="A plot of x"} {expect-error}', "p.md", 3) == (
+        "python", {"alt": "A plot of x", "expect-error": True})
+    with pytest.raises(SourceError, match="found 'stray'"):
+        parse_block_options("python stray", "p.md", 3)
+
+
+def test_read_pages_collects_every_error(tmp_path):
+    write(tmp_path, PAGE, "good.md")
+    write(tmp_path, "no front matter\n", "bad.md")
+    write(tmp_path, PAGE, "Bad_Name.md")
+    pages, errors = read_pages(tmp_path / "explainers", tmp_path)
+    assert [p.slug for p in pages] == ["good"]
+    assert sorted(e.path for e in errors) == ["explainers/Bad_Name.md", "explainers/bad.md"]
