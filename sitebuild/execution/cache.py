@@ -9,7 +9,11 @@ code change, and ``--only`` can keep a page it does not run.
 The packages an execution depended on are mostly the kernel's own (IPython, ipykernel,
 zmq, ...), the same for every page: an entry names its set of package states by digest,
 stored once under ``package-sets/``, so that reading every entry stays cheap. An entry
-that lists its packages itself (as earlier entries do) is read as it is."""
+that lists its packages itself (as earlier entries do) is read as it is.
+
+The index, the package sets and the file hashes are memos (:mod:`sitebuild.store.memo`)
+of the cache's format: an engine edit that leaves the execution code as it was keeps
+them (each entry says itself which execution code made it)."""
 
 from __future__ import annotations
 
@@ -22,15 +26,18 @@ from pathlib import Path
 
 from sitebuild.execution.deps import FileHasher, entry_deps, expand_inputs, is_trusted, stale_reason
 from sitebuild.execution.executed import ClaimValue, ExecutedPage, InlineValue
-from sitebuild.store.files import write_text_atomic
 from sitebuild.execution.outputs import Output
 from sitebuild.source.read import Page
+from sitebuild.store.files import write_text_atomic
+from sitebuild.store.memo import Memo
 
 CACHE_FORMAT = 2
 #: The memo of file digests (by file state) kept beside the entries.
 HASHES_FILE = "file-hashes.json"
 #: The package states the entries share, one file per set, named by its digest.
 PACKAGE_SETS_DIR = "package-sets"
+#: The memo naming each page's latest entry.
+INDEX_FILE = "index.json"
 
 
 def page_key(page: Page) -> str:
@@ -56,12 +63,28 @@ class Lookup:
     warnings: list[str] = field(default_factory=list)
 
 
-def _read_json(path: Path) -> dict:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
+def index_memo(cache_dir: Path) -> Memo:
+    """The memo of each page's latest entry (source path -> key)."""
+    return Memo(cache_dir / INDEX_FILE, "execution index", str(CACHE_FORMAT))
+
+
+def hashes_memo(cache_dir: Path) -> Memo:
+    """The memo of file digests by file state (see :class:`sitebuild.execution.deps.FileHasher`)."""
+    return Memo(cache_dir / HASHES_FILE, "file hashes", str(CACHE_FORMAT))
+
+
+def package_set_memo(folder: Path, digest: str) -> Memo:
+    """The memo of one set of package states, named by its digest."""
+    return Memo(folder / f"{digest}.json", "package set", str(CACHE_FORMAT))
+
+
+def packages_digest(packages: dict) -> str:
+    """The digest naming a set of package states."""
+    return hashlib.sha256(json.dumps(packages, sort_keys=True).encode()).hexdigest()
+
+
+def _all_text(mapping: dict) -> bool:
+    return all(isinstance(key, str) and isinstance(value, str) for key, value in mapping.items())
 
 
 class ExecutionCache:
@@ -74,10 +97,9 @@ class ExecutionCache:
                  site_inputs: tuple[str, ...] = (), engine: str = ""):
         self.dir = cache_dir / "pages"
         self.root = root
-        self.memo_path = cache_dir / HASHES_FILE
-        self.index_path = cache_dir / "index.json"
-        self.hasher = FileHasher(root, _read_json(self.memo_path))
-        self.index = _read_json(self.index_path)
+        self.hashes_memo, self.index_memo = hashes_memo(cache_dir), index_memo(cache_dir)
+        self.hasher = FileHasher(root, self.hashes_memo.load({}))
+        self.index = self.index_memo.load({}, _all_text)
         self.index_changed = False
         self.env = dict(env or {})
         self.site_inputs = tuple(site_inputs)
@@ -113,22 +135,19 @@ class ExecutionCache:
 
     def _package_set(self, digest: str) -> dict:
         if digest not in self.package_sets:
-            path = self.package_sets_dir / f"{digest}.json"
-            try:
-                text = path.read_text(encoding="utf-8")
-            except OSError as error:
-                raise ValueError(f"its package set {path} cannot be read ({error})") from error
-            if hashlib.sha256(text.encode()).hexdigest() != digest:
-                raise ValueError(f"{path} does not match its digest")
-            self.package_sets[digest] = json.loads(text)
+            memo = package_set_memo(self.package_sets_dir, digest)
+            missing: dict = {}
+            packages = memo.load(missing, lambda found: packages_digest(found) == digest)
+            if packages is missing:
+                raise ValueError(f"its package set {memo.path} is missing, damaged or not of this cache")
+            self.package_sets[digest] = packages
         return self.package_sets[digest]
 
     def _store_package_set(self, packages: dict) -> str:
-        text = json.dumps(packages, sort_keys=True)
-        digest = hashlib.sha256(text.encode()).hexdigest()
-        path = self.package_sets_dir / f"{digest}.json"
-        if digest not in self.package_sets or not path.exists():
-            write_text_atomic(path, text)
+        digest = packages_digest(packages)
+        memo = package_set_memo(self.package_sets_dir, digest)
+        if digest not in self.package_sets or not memo.path.exists():
+            memo.save(packages)
             self.package_sets[digest] = packages
         return digest
 
@@ -184,10 +203,10 @@ class ExecutionCache:
     def save(self) -> None:
         """Persist the file-hash memo and the page index (atomically) if they changed."""
         if self.hasher.changed:
-            write_text_atomic(self.memo_path, json.dumps(self.hasher.memo, sort_keys=True))
+            self.hashes_memo.save(self.hasher.memo)
             self.hasher.changed = False
         if self.index_changed:
-            write_text_atomic(self.index_path, json.dumps(self.index, sort_keys=True))
+            self.index_memo.save(self.index)
             self.index_changed = False
 
 

@@ -16,7 +16,8 @@ import os
 import sys
 from pathlib import Path
 
-from sitebuild.store.files import file_state, is_racy, listing_digest, package_stamp, write_text_atomic
+from sitebuild.store.files import file_sha256, file_state, is_racy, listing_digest, package_stamp
+from sitebuild.store.memo import Memo
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 #: The engine's files that shape an execution: a change to any of them re-runs every page.
@@ -32,14 +33,6 @@ def code_digest(paths: tuple[Path, ...] = ()) -> str:
     digest = hashlib.sha256()
     for path in paths or EXECUTION_CODE:
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()
-
-
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as stream:
-        for chunk in iter(lambda: stream.read(1 << 20), b""):
-            digest.update(chunk)
     return digest.hexdigest()
 
 
@@ -69,7 +62,7 @@ class FileHasher:
             self.seen[rel] = state
             return known[1]
         try:
-            digest = _sha256(path)
+            digest = file_sha256(path)
             after = file_state(path.stat())
         except OSError:
             return None
@@ -107,6 +100,8 @@ def _site_dirs_state() -> list:
 
 #: The memo of :func:`package_versions` in the build's cache.
 PACKAGE_VERSIONS_FILE = "package-versions.json"
+#: The format of that memo.
+PACKAGE_TABLE_FORMAT = "1"
 
 
 def package_versions(modules: set[str], memo_path: Path | None = None) -> tuple[tuple[str, str], ...]:
@@ -126,30 +121,33 @@ def package_table(memo_path: Path | None) -> dict[str, list[list[str]]]:
     """Top-level import name -> [[distribution, version], ...] for every installed
     distribution: from ``memo_path`` while the install folders are unchanged, else
     scanned now and kept there (``None``: scanned, not kept)."""
-    import json
-
     state = _site_dirs_state()
-    try:
-        memo = json.loads(memo_path.read_text(encoding="utf-8")) if memo_path is not None else {}
-        table = memo["table"] if memo.get("state") == state else None
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        table = None
-    if table is None:
-        from importlib import metadata  # only here: importing it costs more than reading the memo
+    memo = Memo(memo_path, "package table", PACKAGE_TABLE_FORMAT) if memo_path is not None else None
+    found = memo.load({}, lambda value: value.get("state") == state and isinstance(value.get("table"), dict)) \
+        if memo is not None else {}
+    if found:
+        return found["table"]
+    table = _scan_distributions()
+    if memo is not None:
+        memo.save({"state": state, "table": table})
+    return table
 
-        table = {}
-        versions: dict[str, str | None] = {}
-        for module, dists in metadata.packages_distributions().items():
-            for dist in dists:
-                if dist not in versions:
-                    try:
-                        versions[dist] = metadata.version(dist)
-                    except metadata.PackageNotFoundError:
-                        versions[dist] = None
-                if versions[dist] is not None:
-                    table.setdefault(module, []).append([dist, versions[dist]])
-        if memo_path is not None:
-            write_text_atomic(memo_path, json.dumps({"state": state, "table": table}, sort_keys=True))
+
+def _scan_distributions() -> dict[str, list[list[str]]]:
+    """Top-level import name -> [[distribution, version], ...], scanned from every installed distribution."""
+    from importlib import metadata  # only here: importing it costs more than reading the memo
+
+    table: dict[str, list[list[str]]] = {}
+    versions: dict[str, str | None] = {}
+    for module, dists in metadata.packages_distributions().items():
+        for dist in dists:
+            if dist not in versions:
+                try:
+                    versions[dist] = metadata.version(dist)
+                except metadata.PackageNotFoundError:
+                    versions[dist] = None
+            if versions[dist] is not None:
+                table.setdefault(module, []).append([dist, versions[dist]])
     return table
 
 

@@ -81,11 +81,8 @@ def _sb_stat(path):
 
 
 def _sb_sha256(path):
-    digest = _sb_hashlib.sha256()
     with open(path, "rb") as stream:
-        for chunk in iter(lambda: stream.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
+        return _sb_hashlib.file_digest(stream, "sha256").hexdigest()
 
 
 def _sb_note_file(path, creates=False):

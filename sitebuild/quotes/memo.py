@@ -35,7 +35,7 @@ class QuoteMemo:
 
     def __init__(self, cache_dir: Path):
         self.version = engine_version()
-        self.shelf = Shelf(cache_dir / MEMO_DIR, MEMO_FORMAT, self.version)
+        self.shelf = Shelf(cache_dir / MEMO_DIR, f"quote checks {MEMO_FORMAT}", self.version)
         self.used: dict[str, str] = {}
         self.hits = 0
 

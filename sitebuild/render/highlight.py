@@ -7,14 +7,15 @@ its page without loading Pygments at all."""
 from __future__ import annotations
 
 import hashlib
-import json
 from functools import lru_cache
 from pathlib import Path
 from typing import Iterable
 
-from sitebuild.store.files import write_text_atomic
+from sitebuild.store.memo import Memo
 
 HIGHLIGHT_FILE = "highlighted.json"
+#: The format of that memo (its keys carry Pygments' version themselves).
+HIGHLIGHT_FORMAT = "1"
 LIGHT_STYLE, DARK_STYLE = "default", "github-dark"  # both pass WCAG AA on the code backgrounds
 
 
@@ -61,19 +62,17 @@ def code_key(source: str, language: str) -> str:
     return hashlib.sha256(f"{pygments_version()}\0{language}\0{source}".encode()).hexdigest()
 
 
+def _all_text(entries: dict) -> bool:
+    return all(isinstance(value, str) for value in entries.values())
+
+
 class HighlightMemo:
     """Highlighted blocks and the stylesheet, read from ``path`` (nothing when it is None
     or unreadable) and written back by :meth:`save`."""
 
     def __init__(self, path: Path | None = None):
-        self.path = path
-        self.entries: dict[str, str] = {}
-        if path is not None:
-            try:
-                data = json.loads(path.read_text(encoding="utf-8"))
-                self.entries = {k: v for k, v in data.items() if isinstance(v, str)} if isinstance(data, dict) else {}
-            except (OSError, ValueError):
-                self.entries = {}
+        self.memo = Memo(path, "highlighted code", HIGHLIGHT_FORMAT) if path is not None else None
+        self.entries: dict[str, str] = self.memo.load({}, _all_text) if self.memo is not None else {}
         self.changed = False
 
     def code(self, source: str, language: str) -> str:
@@ -97,10 +96,10 @@ class HighlightMemo:
     def save(self, blocks: Iterable[tuple[str, str]]) -> None:
         """Write the memo, keeping the stylesheet and the blocks (source, language) that the
         site still has."""
-        if self.path is None:
+        if self.memo is None:
             return
         keep = {code_key(source, language) for source, language in blocks} | {f"css {pygments_version()}"}
         kept = {k: v for k, v in self.entries.items() if k in keep}
         if self.changed or kept != self.entries:
-            write_text_atomic(self.path, json.dumps(kept, sort_keys=True))
+            self.memo.save(kept)
         self.entries, self.changed = kept, False

@@ -11,13 +11,12 @@ state changes every digest."""
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from dataclasses import fields
 from pathlib import Path
 
-from sitebuild.store.files import write_text_atomic
-from sitebuild.store.stamp import PACKAGE_DIR, stat_line, tree_lines
+from sitebuild.store.files import stat_line, tree_lines
+from sitebuild.store.memo import Memo, engine_version
 
 KEYS_FILE = "rendered.json"
 #: ExecutedPage fields that never reach a page's HTML.
@@ -36,7 +35,7 @@ def site_signature(pages: list, site: object, templates: Path, commit: str, extr
     and whether the work tree is ``dirty``, the templates and the engine's code (their file
     states), ``extra_files``, and the versions of the libraries that render it."""
     fronts = repr([(p.slug, p.rel_path, p.front) for p in pages]) + renderer_versions()
-    states = tree_lines(templates, "", None, recursive=True) + tree_lines(PACKAGE_DIR, ".py", None, recursive=True)
+    states = tree_lines(templates, "", None, recursive=True) + [engine_version()]
     states += [stat_line(p) for p in extra_files]
     return _sha("\n".join([fronts, repr(site), commit, repr(dirty), *states]))
 
@@ -98,11 +97,8 @@ class RenderCache:
     """The digests of the pages of the last site, and their files, found in ``out``."""
 
     def __init__(self, cache_dir: Path, out: Path):
-        self.path, self.out = cache_dir / KEYS_FILE, out
-        try:
-            self.keys = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            self.keys = {}
+        self.memo, self.out = Memo(cache_dir / KEYS_FILE, "rendered pages", engine_version()), out
+        self.keys: dict[str, str] = self.memo.load({})
         self.new_keys: dict[str, str] = {}
         self.listings = _Listings(out)
 
@@ -129,4 +125,4 @@ class RenderCache:
     def save(self) -> None:
         """Record the signatures of the site just written."""
         if self.new_keys != self.keys:
-            write_text_atomic(self.path, json.dumps(self.new_keys, sort_keys=True))
+            self.memo.save(self.new_keys)

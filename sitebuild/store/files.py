@@ -68,6 +68,44 @@ def file_mode(path: Path) -> int:
         return 0o644
 
 
+def file_sha256(path: str | Path) -> str:
+    """The sha256 of the file at ``path``, as hex (read in chunks by :func:`hashlib.file_digest`)."""
+    with open(path, "rb") as stream:
+        return hashlib.file_digest(stream, "sha256").hexdigest()
+
+
+def stat_line(path: str | Path, newest: list[int] | None = None) -> str:
+    """``path`` with its size, modification and change times and inode (or "missing"):
+    what a fingerprint of the file's state holds. ``newest`` receives the latest time seen."""
+    try:
+        state = file_state(os.stat(path))
+    except OSError:
+        return f"{path}:missing"
+    if newest is not None:
+        newest[0] = max(newest[0], state[1], state[2])
+    return f"{path}:{state[0]}:{state[1]}:{state[2]}:{state[3]}"
+
+
+def tree_lines(folder: Path, suffix: str, newest: list[int] | None, recursive: bool = False) -> list[str]:
+    """The stat lines of the files under ``folder`` whose names end in ``suffix`` (in it
+    alone, or with ``recursive`` in every folder below too), in a fixed order."""
+    return [stat_line(path, newest) for path in sorted(_files(str(folder), suffix, recursive))]
+
+
+def _files(folder: str, suffix: str, recursive: bool) -> list[str]:
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return []
+    found = []
+    for entry in entries:
+        if entry.is_file() and entry.name.endswith(suffix):
+            found.append(entry.path)
+        elif recursive and entry.is_dir(follow_symlinks=False):
+            found += _files(entry.path, suffix, recursive)
+    return found
+
+
 def write_text_atomic(path: str | Path, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file in the same folder and a rename,
     so readers see the old file or the new one, never a mix; the folder is created if

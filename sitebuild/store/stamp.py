@@ -19,8 +19,9 @@ import json
 import os
 from pathlib import Path
 
-from sitebuild.store.files import (RACY_NS, file_state, git_entry, is_racy, listing_digest, package_stamp, path_state,
-                             write_text_atomic)
+from sitebuild.store.files import (RACY_NS, git_entry, is_racy, listing_digest, package_stamp, path_state, stat_line,
+                                   tree_lines)
+from sitebuild.store.memo import Memo
 
 __all__ = ["RACY_NS", "stat_line", "tree_lines", "fingerprint", "deps_state", "read_stamp", "write_stamp", "is_up_to_date",
            "recorded_inputs", "write_recorded_inputs", "generated_digest", "STAMP_FILE", "INPUTS_FILE"]
@@ -28,39 +29,8 @@ __all__ = ["RACY_NS", "stat_line", "tree_lines", "fingerprint", "deps_state", "r
 STAMP_FORMAT = 2
 STAMP_FILE = "last-build.json"
 INPUTS_FILE = "recorded-inputs.json"  # what the last build's pages read, stamp or not
+INPUTS_FORMAT = "1"
 PACKAGE_DIR = Path(__file__).resolve().parent.parent  # the whole engine, every stage
-
-
-def stat_line(path: str | Path, newest: list[int] | None = None) -> str:
-    """``path`` with its size, modification and change times and inode (or "missing"):
-    what a fingerprint of the file's state holds. ``newest`` receives the latest time seen."""
-    try:
-        state = file_state(os.stat(path))
-    except OSError:
-        return f"{path}:missing"
-    if newest is not None:
-        newest[0] = max(newest[0], state[1], state[2])
-    return f"{path}:{state[0]}:{state[1]}:{state[2]}:{state[3]}"
-
-
-def tree_lines(folder: Path, suffix: str, newest: list[int] | None, recursive: bool = False) -> list[str]:
-    """The stat lines of the files under ``folder`` whose names end in ``suffix`` (in it
-    alone, or with ``recursive`` in every folder below too), in a fixed order."""
-    return [stat_line(path, newest) for path in sorted(_files(str(folder), suffix, recursive))]
-
-
-def _files(folder: str, suffix: str, recursive: bool) -> list[str]:
-    try:
-        entries = list(os.scandir(folder))
-    except OSError:
-        return []
-    found = []
-    for entry in entries:
-        if entry.is_file() and entry.name.endswith(suffix):
-            found.append(entry.path)
-        elif recursive and entry.is_dir(follow_symlinks=False):
-            found += _files(entry.path, suffix, recursive)
-    return found
 
 
 def fingerprint(root: Path, source: Path, templates: Path, options: dict, newest: list[int] | None = None) -> str:
@@ -111,18 +81,19 @@ def deps_state(root: Path, record: dict, env: dict[str, str]) -> dict:
     }
 
 
+def stamp_memo(path: Path) -> Memo:
+    """The memo holding the stamp at ``path``."""
+    return Memo(path, "build stamp", str(STAMP_FORMAT))
+
+
 def read_stamp(path: Path) -> dict:
     """The stamp of the last successful build, or an empty dict."""
-    try:
-        stamp = json.loads(path.read_text(encoding="utf-8"))
-        return stamp if stamp.get("format") == STAMP_FORMAT else {}
-    except (OSError, ValueError, AttributeError):
-        return {}
+    return stamp_memo(path).load({})
 
 
 def write_stamp(path: Path, stamp: dict) -> None:
     """Record the stamp of a successful build (atomically)."""
-    write_text_atomic(path, json.dumps({"format": STAMP_FORMAT, **stamp}, sort_keys=True))
+    stamp_memo(path).save(stamp)
 
 
 def is_fresh(record: dict) -> bool:
@@ -150,24 +121,18 @@ def recorded_inputs(cache_dir: Path, root: Path) -> list[Path]:
     """The files and folders the last successful build recorded as read or listed by its
     pages (absolute paths, sorted); empty before the first build that rendered. ``serve``
     watches these besides the sources, templates and site.yaml."""
-    try:
-        names = json.loads((cache_dir / INPUTS_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        names = []
-    if not isinstance(names, list):
-        names = []
+    names = inputs_memo(cache_dir).load([])
     return sorted({(root / name).resolve() for name in names if isinstance(name, str)})
+
+
+def inputs_memo(cache_dir: Path) -> Memo:
+    """The memo of the names of the files and folders the last build's pages read."""
+    return Memo(cache_dir / INPUTS_FILE, "recorded inputs", INPUTS_FORMAT)
 
 
 def write_recorded_inputs(cache_dir: Path, record: dict) -> None:
     """Keep the names of the files and folders the pages read or listed, for ``serve``:
     written after every build that renders, even when the stamp itself is not (a racy or
     volatile build), so the preview never stops watching a data file."""
-    text = json.dumps(sorted(set(record.get("files", {})) | set(record.get("listings", {}))))
-    path = cache_dir / INPUTS_FILE
-    try:
-        if path.read_text(encoding="utf-8") == text:
-            return  # a prose edit reads the same files: no write on that path
-    except OSError:
-        pass
-    write_text_atomic(path, text)
+    # A prose edit reads the same files: the memo holds them already, and is not written.
+    inputs_memo(cache_dir).save(sorted(set(record.get("files", {})) | set(record.get("listings", {}))))

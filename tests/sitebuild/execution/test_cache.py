@@ -141,7 +141,7 @@ def test_a_package_upgrade_is_named_with_both_versions(tmp_path):
     assert open_cache(tmp_path).lookup(page).page is not None
     entry_path = cache.entry_path(page_key(page))
     entry = json.loads(entry_path.read_text())
-    packages = json.loads((cache.package_sets_dir / f"{entry['deps']['packages']}.json").read_text())
+    packages = json.loads((cache.package_sets_dir / f"{entry['deps']['packages']}.json").read_text())["value"]
     packages["numpy"]["stamp"][1] += 1  # as if numpy's files had been replaced
     entry["deps"]["packages"] = packages  # an entry may also list its packages itself
     entry_path.write_text(json.dumps(entry))
@@ -163,7 +163,7 @@ def test_entries_share_one_file_of_package_states_and_a_missing_one_reruns_the_p
         executed.deps["packages"] = {"numpy": {"path": numpy.__file__, "version": numpy.__version__}}
         cache.store(page, executed)
     sets = list(cache.package_sets_dir.iterdir())
-    assert len(sets) == 1 and "numpy" in json.loads(sets[0].read_text())
+    assert len(sets) == 1 and "numpy" in json.loads(sets[0].read_text())["value"]
     entry = json.loads(cache.entry_path(page_key(pages[1])).read_text())
     assert entry["deps"]["packages"] == sets[0].stem
     found = open_cache(tmp_path).lookup(pages[1])
