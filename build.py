@@ -207,7 +207,7 @@ def cmd_clean(args: argparse.Namespace) -> int:
 
     out, cache = (Path(p) if Path(p).is_absolute() else ROOT / p
                   for p in (args.out, args.cache_dir or Path(".cache") / "sitebuild"))
-    for folder in clean(out.resolve(), cache.resolve(), (ROOT, ROOT / "explainers", ROOT / "templates"), _say):
+    for folder in clean(out.resolve(), cache.resolve(), ROOT, (ROOT / "explainers", ROOT / "templates"), _say):
         _say(f"removed {folder}")
     return 0
 

@@ -1,7 +1,6 @@
 """Stage 5: checks over the gathered pages and their executions, returned as a list of
 :class:`Problem`. Scripts in sync, related slugs exist, internal links resolve, failed
-pages located in their .md; and one place, :data:`PAGE_CHECKERS`, where further checkers
-over (Page, ExecutedPage) plug in."""
+pages located in their .md."""
 
 from __future__ import annotations
 
@@ -34,11 +33,6 @@ class Problem:
         if self.plain and self.severity == "error":
             return f"{where}: {self.message}"
         return f"{where}: {self.severity}: {self.message}"
-
-
-PageChecker = Callable[[Page, ExecutedPage], list[Problem]]
-#: Checkers run over every page that has an execution (e.g. the quoted-number checker).
-PAGE_CHECKERS: list[PageChecker] = []
 
 
 def expected_one_of(found: str, choices: set[str] | list[str]) -> str:
@@ -122,8 +116,7 @@ def check_links(page: Page, anchors: dict[str, set[str]]) -> list[Problem]:
     return problems
 
 
-def check_site(pages: list[Page], executed: dict[str, ExecutedPage], *, scripts: bool = True,
-               checkers: list[PageChecker] | None = None) -> list[Problem]:
+def check_site(pages: list[Page], executed: dict[str, ExecutedPage], *, scripts: bool = True) -> list[Problem]:
     """Run every check; return all problems found (failed pages first)."""
     slugs = {p.slug for p in pages}
     anchors = {p.slug: page_anchors(p) for p in pages}
@@ -139,8 +132,4 @@ def check_site(pages: list[Page], executed: dict[str, ExecutedPage], *, scripts:
             problems.extend(check_script(page))
         problems.extend(check_related(page, slugs))
         problems.extend(check_links(page, anchors))
-        result = executed.get(page.slug)
-        if result is not None and result.error is None:
-            for checker in PAGE_CHECKERS if checkers is None else checkers:
-                problems.extend(checker(page, result))
     return problems

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
 from sitebuild.config import BuildConfig
-from sitebuild.errors import ConfigError
+from sitebuild.errors import ConfigError, write_failures
 from sitebuild.store.stamp import STAMP_FILE, fingerprint, is_up_to_date
 
 if TYPE_CHECKING:
@@ -220,13 +220,11 @@ def run_build(config: BuildConfig, *, check_only: bool = False, progress: Progre
     Every executed page's quoted numbers are checked (stale ones fail, unverified ones
     warn) and marked on the site; ``annotate(pages, executed)``, when given, replaces
     those marks with its own (slug -> marks, see :data:`sitebuild.render.render.PageMarks`)."""
-    from sitebuild.output.folders import CACHE_MARKER, OUTPUT_MARKER, build_locks, check_folder, remove_leftovers
+    from sitebuild.output.folders import build_locks, check_build_folders, remove_leftovers
 
-    protected = (config.root, config.source, config.templates)
-    if not check_only:
-        check_folder(config.out, OUTPUT_MARKER, "--out", protected)
-    check_folder(config.cache_dir, CACHE_MARKER, "--cache-dir", protected)
-    with build_locks(config.out, config.cache_dir, progress):
+    check_build_folders(None if check_only else config.out, config.cache_dir, config.root,
+                        (config.source, config.templates))
+    with write_failures(), build_locks(config.out, config.cache_dir, progress):
         if not check_only:
             for leftover in remove_leftovers(config.out):
                 progress(f"removed {leftover.name}, left behind by an interrupted build")

@@ -72,10 +72,3 @@ class ExecutedPage:
         files = self.deps.get("files", {}) if self.deps else {}
         return sorted(name for name, seen in files.items()
                       if seen != "absent" and not (isinstance(seen, dict) and seen.get("stat") is None))
-
-    def text_outputs(self) -> Iterable[tuple[int, int, Output]]:
-        """Every output that carries quotable text, as (block n, output index, output)."""
-        for n, outputs in sorted(self.blocks.items()):
-            for k, output in enumerate(outputs):
-                if output.texts:
-                    yield n, k, output

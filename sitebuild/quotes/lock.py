@@ -130,11 +130,6 @@ def save_lock(path: str | Path, entries: Iterable[LockEntry]) -> None:
     write_text_atomic(path, lock_text(entries))
 
 
-def entries_for_page(entries: Iterable[LockEntry], page: str) -> list[LockEntry]:
-    """Return the entries of one page."""
-    return [entry for entry in entries if entry.page == page]
-
-
 def replace_page_entries(entries: Iterable[LockEntry], page: str, new_entries: Iterable[LockEntry]) -> list[LockEntry]:
     """Return the lock with ``page``'s entries replaced by ``new_entries`` (other pages,
     for example pages that failed to build, keep theirs)."""
