@@ -223,7 +223,7 @@ def run_build(config: BuildConfig, *, check_only: bool = False, progress: Progre
     from sitebuild.output.folders import build_locks, check_build_folders, remove_leftovers
 
     check_build_folders(None if check_only else config.out, config.cache_dir, config.root,
-                        (config.source, config.templates))
+                        (config.source, config.templates), None if check_only else config.templates)
     with write_failures(), build_locks(config.out, config.cache_dir, progress):
         if not check_only:
             for leftover in remove_leftovers(config.out):

@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator
 
-from sitebuild.errors import FolderRefused
+from sitebuild.errors import ConfigError, FolderRefused
 
 OUTPUT_MARKER = ".sitebuild-output"
 CACHE_MARKER = ".sitebuild-cache"
@@ -35,6 +35,9 @@ OVERLAP = ("--out {out} and --cache-dir {cache}: refused, {relation}; nothing wa
            "Give the site and the cache a folder each, neither inside the other")
 SAME, OUT_IN_CACHE, CACHE_IN_OUT = ("they are the same folder", "the output is inside the cache",
                                     "the cache is inside the output")
+#: A writing build without its templates.
+NO_TEMPLATES = ("{templates}: no such folder; the site is rendered with the Jinja templates kept there. Restore it "
+                "(for example `git checkout -- templates`) or point --root at the project; nothing was changed")
 NOT_A_FOLDER = "{option} {folder}: expected a folder, found a file; nothing was changed"
 NOT_OURS = ("{option} {folder}: this folder was not made by the build (it has no {marker} file) and is not empty, "
             "so it is never replaced or deleted; nothing was changed. Choose another folder, or empty it yourself")
@@ -108,11 +111,15 @@ def tracked_place(folder: Path, root: Path) -> Path | None:
     return top if listed.returncode == 0 and listed.stdout else None
 
 
-def check_build_folders(out: Path | None, cache_dir: Path, root: Path, sources: tuple[Path, ...]) -> None:
-    """Every refusal of a build's folders, before anything is touched: the output
-    (``None`` when nothing is written) and the cache must be apart, neither may be, hold
-    or lie inside a source folder, the output may not lie inside a folder git tracks, and
-    each must be missing, empty or the engine's."""
+def check_build_folders(out: Path | None, cache_dir: Path, root: Path, sources: tuple[Path, ...],
+                        templates: Path | None = None) -> None:
+    """Every refusal of a build's folders, before anything is touched: the ``templates``
+    (when given) must be there, the output (``None`` when nothing is written) and the
+    cache must be apart, neither may be, hold or lie inside a source folder, the output
+    may not lie inside a folder git tracks, and each must be missing, empty or the
+    engine's."""
+    if templates is not None and not templates.is_dir():
+        raise ConfigError(NO_TEMPLATES.format(templates=templates.resolve()))
     if out is not None:
         check_apart(out, cache_dir)
         check_folder(out, OUTPUT_MARKER, "--out", (root,), sources)
@@ -165,24 +172,31 @@ def locked(path: Path, what: str, say: Callable[[str], None]) -> Iterator[None]:
     """Hold an exclusive lock on ``path`` for the block; if another build holds it, say
     so (naming it) and wait."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a+", encoding="utf-8") as handle:
+    with open(path, "a+b", buffering=0) as handle:  # unbuffered: closing it writes nothing
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             handle.seek(0)
-            holder = handle.read().strip() or "another build"
+            holder = handle.read().decode("utf-8", "replace").strip() or "another build"
             say(f"waiting for {holder} to finish with {what}")
             fcntl.flock(handle, fcntl.LOCK_EX)
-        handle.seek(0)
-        handle.truncate()
-        handle.write(f"the build of process {os.getpid()} (started {time.strftime('%H:%M:%S')})\n")
-        handle.flush()
+        _say_who_holds(handle, path)
         try:
             yield
         finally:
             handle.seek(0)
             handle.truncate()
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _say_who_holds(handle, path: Path) -> None:
+    """Write into the lock file which build holds it (an ``OSError`` names the lock file)."""
+    try:
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"the build of process {os.getpid()} (started {time.strftime('%H:%M:%S')})\n".encode())
+    except OSError as error:
+        raise OSError(error.errno, error.strerror, str(path)) from error
 
 
 @contextmanager

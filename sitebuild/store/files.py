@@ -114,7 +114,8 @@ def write_text_atomic(path: str | Path, text: str) -> None:
 
 
 def write_bytes_atomic(path: str | Path, data: bytes) -> None:
-    """:func:`write_text_atomic` for bytes."""
+    """:func:`write_text_atomic` for bytes. An ``OSError`` names ``path`` when the system
+    named no file (a full disk fails a write, not an open)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -123,6 +124,11 @@ def write_bytes_atomic(path: str | Path, data: bytes) -> None:
             stream.write(data)
         os.chmod(temporary, file_mode(path))
         os.replace(temporary, path)
+    except OSError as error:  # a failed write() names no file: name the one being written
+        Path(temporary).unlink(missing_ok=True)
+        if error.filename is None:
+            raise OSError(error.errno, error.strerror, str(path)) from error
+        raise
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
