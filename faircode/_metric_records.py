@@ -16,6 +16,7 @@ import numpy as np
 
 from faircode import _exact, _intervals, _monte_carlo
 from faircode._checks import check_random_state
+from faircode._metric_table import METRIC_TABLE
 from faircode._report import SMALL_SAMPLE_SIZE, Settings, SignificanceReport, binary_report, percentile_interval, planned_gap
 from faircode._stratified import stratified_binary_report
 
@@ -97,13 +98,8 @@ _RATES = {
     ),
     "accuracy": _Rate(lambda c: c.tp + c.tn, lambda c: c.total, "rows", "accuracy"),
 }
-_GAP_METRICS = {
-    "demographic_parity_diff": "selection",
-    "equal_opportunity_diff": "tpr",
-    "false_positive_rate_diff": "fpr",
-    "predictive_parity_diff": "precision",
-    "accuracy_diff": "accuracy",
-}
+#: The kind of each metric and the rates it compares, from the one table of metrics.
+_ENTRIES = {entry.name: entry for entry in METRIC_TABLE}
 
 
 @dataclass(frozen=True)
@@ -226,11 +222,12 @@ def compute_records(names: list[str], tables: Sequence[Tables], options: Options
 
 
 def _compute_record(name: str, dis, adv, options: Options, tests: _Tests | None) -> MetricRecord:
-    if name == "equalized_odds_diff":
+    kind = _ENTRIES[name].kind
+    if kind == "larger gap":
         return _equalized_odds_record(dis, adv, options, tests)
-    if name == "disparate_impact_ratio":
+    if kind == "ratio":
         return _ratio_record(dis, adv, options, tests)
-    return _gap_record(name, _RATES[_GAP_METRICS[name]], dis, adv, options, tests)
+    return _gap_record(name, _rate_of(name), dis, adv, options, tests)
 
 
 def _tests(names: list[str], dis: GroupConfusion, adv: GroupConfusion, options: Options, p_values: PValues):
@@ -262,7 +259,7 @@ def _exact_p_values(names: list[str], tables: Sequence[Tables]) -> PValues:
 
 
 def _rate_of(name: str) -> _Rate:
-    return _RATES["selection" if name == "disparate_impact_ratio" else _GAP_METRICS[name]]
+    return _RATES[_ENTRIES[name].rates[0]]
 
 
 def _counts(rate: _Rate, dis: GroupConfusion, adv: GroupConfusion) -> Counts:
