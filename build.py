@@ -190,7 +190,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def cmd_new(args: argparse.Namespace) -> int:
     """``new "Title"``."""
     from sitebuild.commands.scaffold import new_explainer
-
     from sitebuild.config import SITE_FILE, load_site_config
 
     site = load_site_config(ROOT / SITE_FILE)

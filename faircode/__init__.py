@@ -68,8 +68,17 @@ if TYPE_CHECKING:
     from faircode.audit_summary import audit_groups, audit_results, results_table, strategy_table
     from faircode.benchmark import load_audit, run_benchmark
     from faircode.manifest import load_manifest
+
     # The metric functions are made from the table of metrics (faircode._metric_table).
-    from faircode.metrics import COLUMNS, METRICS, GroupConfusion, MetricRecord, count_confusion, fairness_report, metric_records
+    from faircode.metrics import (
+        COLUMNS,
+        METRICS,
+        GroupConfusion,
+        MetricRecord,
+        count_confusion,
+        fairness_report,
+        metric_records,
+    )
     from faircode.models import build_model
     from faircode.plots import forest_panels, forest_plot, null_histogram, power_curve, spread_plot
     from faircode.power import minimum_detectable_gap, power_at_gap, simulated_power

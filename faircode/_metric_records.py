@@ -17,7 +17,14 @@ import numpy as np
 from faircode import _exact, _intervals, _monte_carlo
 from faircode._checks import check_random_state
 from faircode._metric_table import METRIC_TABLE
-from faircode._report import SMALL_SAMPLE_SIZE, Settings, SignificanceReport, binary_report, percentile_interval, planned_gap
+from faircode._report import (
+    SMALL_SAMPLE_SIZE,
+    Settings,
+    SignificanceReport,
+    binary_report,
+    percentile_interval,
+    planned_gap,
+)
 from faircode._stratified import stratified_binary_report
 
 Counts = tuple[int, int, int, int]
@@ -233,7 +240,8 @@ def _compute_record(name: str, dis, adv, options: Options, tests: _Tests | None)
 def _tests(names: list[str], dis: GroupConfusion, adv: GroupConfusion, options: Options, p_values: PValues):
     first_counts = [_strata(dis, adv)[0] if name == "equalized_odds_diff" else _counts(_rate_of(name), dis, adv)
                     for name in names]
-    repeated = {c for c in first_counts if first_counts.count(c) > 1} if options.restarts and options.bootstrap else set()
+    restarted = options.restarts and options.bootstrap
+    repeated = {c for c in first_counts if first_counts.count(c) > 1} if restarted else set()
     return _Tests(options, p_values, repeated)
 
 

@@ -21,7 +21,8 @@ from faircode.manifest import Manifest, intersection_name, load_manifest
 from faircode.significance import format_p
 
 __all__ = [
-    "GROUP_COLUMNS", "HEADLINE_METRICS", "METRIC_LABELS", "RESULT_COLUMNS", "audit_groups", "audit_overview", "audit_results",
+    "GROUP_COLUMNS", "HEADLINE_METRICS", "METRIC_LABELS", "RESULT_COLUMNS", "audit_groups", "audit_overview",
+    "audit_results",
     "SPREAD_RESULT_COLUMNS", "default_results_dir", "describe_groups", "favourable_ratio", "group_table",
     "headline_rows", "interval_note", "results_table", "spread_note", "strategy_table", "with_seed_spread",
 ]
@@ -211,7 +212,8 @@ def results_table(rows: pd.DataFrame, *, alpha: float = 0.05) -> pd.DataFrame:
     -------
     pandas.DataFrame
         Indexed by attribute and metric, with text columns: the gap (signed; the disparate
-        impact ratio unsigned), its 95% interval (:func:`interval_note` names its method), the p-value and the Holm p-value as
+        impact ratio unsigned), its 95% interval (:func:`interval_note` names its method), the p-value and the
+        Holm p-value as
         :func:`faircode.significance.format_p` writes them, the minimum detectable gap, the
         rows compared, whether it is a finding, and the small-sample flag. Rows joined by
         :func:`with_seed_spread` add the gap's standard deviation and range over the seed
@@ -378,7 +380,8 @@ def spread_note(rows: pd.DataFrame) -> str:
     if "seed_n" not in rows.columns:
         return "no seed spread joined"
     if rows.seed_n.isna().any():
-        return f"seed columns n/a for {int(rows.seed_n.isna().sum())} row(s): {rows.attrs.get('seed_spread', 'not in the sweep')}"
+        why = rows.attrs.get("seed_spread", "not in the sweep")
+        return f"seed columns n/a for {int(rows.seed_n.isna().sum())} row(s): {why}"
     return f"seed columns: the gap over {rows.seed_n.max():.0f} splits of the seed sweep (seeds 0-29 and 42)"
 
 

@@ -44,9 +44,6 @@ from faircode._checks import (
     check_random_state,
     check_same_length,
 )
-from faircode._multiple_testing import ADJUSTMENTS, adjust_p_values
-from faircode._metric_table import METRIC_TABLE, MetricEntry, metrics_table
-from faircode.exceptions import InvalidInputError
 from faircode._metric_records import (
     NOTE_EMPTY,
     NOTE_LARGER_GAP,
@@ -59,6 +56,9 @@ from faircode._metric_records import (
     compute_records,
     confusion_from_codes,
 )
+from faircode._metric_table import METRIC_TABLE, MetricEntry, metrics_table
+from faircode._multiple_testing import ADJUSTMENTS, adjust_p_values
+from faircode.exceptions import InvalidInputError
 
 COLUMNS = (
     "protected_attribute",

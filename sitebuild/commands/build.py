@@ -334,14 +334,14 @@ def _render_and_write(config: BuildConfig, pages: list, executed: dict, summary:
     """Render the site (each explainer whose inputs are unchanged is kept from the last
     site, see :mod:`sitebuild.render.render_cache`) and swap it in; write the scripts."""
     from sitebuild.execution.deps import PACKAGE_VERSIONS_FILE
+    from sitebuild.output.scripts import SCRIPTS_FILE, update_scripts
+    from sitebuild.output.write import write_site
+    from sitebuild.quotes import page_marks
     from sitebuild.render.highlight import HIGHLIGHT_FILE, HighlightMemo
     from sitebuild.render.provenance import collect_provenance
-    from sitebuild.quotes import page_marks
     from sitebuild.render.render import download_files, render_site
     from sitebuild.render.render_cache import RenderCache, page_signature, site_file_signatures, site_signature
     from sitebuild.source.page_cache import engine_version
-    from sitebuild.output.scripts import SCRIPTS_FILE, update_scripts
-    from sitebuild.output.write import write_site
 
     built = [p for p in pages if p.slug in executed]
     marks = annotate(built, executed) if annotate else {

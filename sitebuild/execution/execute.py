@@ -14,9 +14,9 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from sitebuild.execution.kernels import Kernel, kill_live_kernels, kill_tree, start_kernel
 from sitebuild.execution.executed import ClaimValue, ExecutedPage, InlineValue, PageError
 from sitebuild.execution.extract import KERNEL_SETUP_CELL
+from sitebuild.execution.kernels import Kernel, kill_live_kernels, kill_tree, start_kernel
 from sitebuild.execution.outputs import DEPS_MIME, ERROR_MIME, BlockError, convert_outputs
 
 if TYPE_CHECKING:

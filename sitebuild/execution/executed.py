@@ -6,7 +6,6 @@ figures, inline values and claims, or its :class:`PageError`. Kept apart from
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable
 
 from sitebuild.execution.outputs import Output
 

@@ -22,6 +22,7 @@ def _sb_mirror(colour):
 
 def _sb_svg(figure, transparent=False):
     import io
+
     import matplotlib
     buffer = io.StringIO()
     # A fixed salt: the SVG's element ids are the same on every build of the same figure.
@@ -43,10 +44,10 @@ def _sb_recolour(figure):
         except (ValueError, TypeError, AttributeError):
             pass
 
-    from matplotlib.text import Text
+    from matplotlib.collections import Collection
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
-    from matplotlib.collections import Collection
+    from matplotlib.text import Text
     for artist in figure.findobj():
         if isinstance(artist, Text):
             swap(artist.get_color, artist.set_color)

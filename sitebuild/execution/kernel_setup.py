@@ -343,6 +343,7 @@ def _sb_operands(tree):
 def _sb_claims(items):
     """Evaluate each claim's expression: whether it holds, and the values it read."""
     import types
+
     from IPython import get_ipython
     namespace = get_ipython().user_ns
     results = []

@@ -11,8 +11,8 @@ import signal
 import time
 from pathlib import Path
 
-from sitebuild.render.render import RenderedSite
 from sitebuild.output.folders import OUTPUT_MARKER, mark
+from sitebuild.render.render import RenderedSite
 
 
 def _static_files(static: Path | None) -> dict[str, bytes]:

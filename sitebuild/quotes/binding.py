@@ -39,7 +39,14 @@ from markdown_it.token import Token
 
 from sitebuild.quotes.extraction import DEFAULT_EXEMPT_SECTIONS, ProseNumber, extract_prose_numbers
 from sitebuild.quotes.lock import LockEntry
-from sitebuild.quotes.numbers import Number, code_literals, equals_literal, format_like, matches_output, value_in_units_of
+from sitebuild.quotes.numbers import (
+    Number,
+    code_literals,
+    equals_literal,
+    format_like,
+    matches_output,
+    value_in_units_of,
+)
 from sitebuild.quotes.outputs import OutputNumber, OutputRef, OutputText, as_fraction, fraction_range, index_outputs
 from sitebuild.quotes.results import PageQuotes, QuoteResult, Status, unverified_message
 from sitebuild.quotes.words import word_list

@@ -31,8 +31,8 @@ from typing import Iterable, Iterator, Sequence
 
 from markdown_it.token import Token
 
-from sitebuild.source.markdown import ANCHOR_CLASS, make_parser
 from sitebuild.quotes.numbers import Number, find_numbers, mask_numbers, with_word_comparator
+from sitebuild.source.markdown import ANCHOR_CLASS, make_parser
 
 NOCHECK_CLASS = "nocheck"
 DEFAULT_EXEMPT_SECTIONS = ("Further Reading", "References")

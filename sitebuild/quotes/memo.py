@@ -11,9 +11,9 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from sitebuild.source.page_cache import engine_version
 from sitebuild.quotes.lock import LockEntry
 from sitebuild.quotes.results import PageQuotes
+from sitebuild.source.page_cache import engine_version
 from sitebuild.store.shelf import Shelf
 
 MEMO_DIR = "quotes"

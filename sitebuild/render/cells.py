@@ -8,8 +8,8 @@ import re
 from html import escape
 from typing import Callable
 
-from sitebuild.render.highlight import highlight_code
 from sitebuild.execution.outputs import Output
+from sitebuild.render.highlight import highlight_code
 from sitebuild.source.read import CodeBlock
 
 COLLAPSE_AFTER = 25

@@ -10,9 +10,9 @@ from __future__ import annotations
 from html import escape
 
 from sitebuild.checks.annotations import Annotation, PageMarks
-from sitebuild.render.cells import cell_html
-from sitebuild.execution.executed import ExecutedPage
 from sitebuild.checks.figures import figure_labels, figure_numbers
+from sitebuild.execution.executed import ExecutedPage
+from sitebuild.render.cells import cell_html
 from sitebuild.render.highlight import HighlightMemo, highlight_code
 from sitebuild.source.markdown import make_parser
 from sitebuild.source.read import Page

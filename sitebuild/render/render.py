@@ -13,11 +13,11 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoes
 from markupsafe import Markup
 
 from sitebuild.checks.annotations import PageMarks
+from sitebuild.checks.links import data_links, data_pages_by_key
 from sitebuild.config import SiteConfig
 from sitebuild.execution.executed import ExecutedPage
 from sitebuild.execution.extract import reader_notebook, script_text
 from sitebuild.render.highlight import HighlightMemo
-from sitebuild.checks.links import data_links, data_pages_by_key
 from sitebuild.render.prose import make_markdown, plain_text, prose_html, toc_entries
 from sitebuild.render.provenance import PROVENANCE_END, PROVENANCE_START, Provenance, collect_provenance
 from sitebuild.source.read import Page

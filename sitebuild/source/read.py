@@ -12,8 +12,8 @@ from pathlib import Path
 from markdown_it.token import Token
 
 from sitebuild.errors import SourceError
-from sitebuild.source.markdown import make_parser
 from sitebuild.source.claims import Claim, find_claims
+from sitebuild.source.markdown import make_parser
 from sitebuild.yamltext import safe_yaml, yaml_errors
 
 BLOCK_FLAGS = frozenset({"hide-code", "hide-output", "no-exec", "expect-error"})

@@ -19,8 +19,16 @@ import json
 import os
 from pathlib import Path
 
-from sitebuild.store.files import (RACY_NS, git_entry, is_racy, listing_digest, package_stamp, path_state, stat_line,
-                                   tree_lines)
+from sitebuild.store.files import (
+    RACY_NS,
+    git_entry,
+    is_racy,
+    listing_digest,
+    package_stamp,
+    path_state,
+    stat_line,
+    tree_lines,
+)
 from sitebuild.store.memo import Memo
 
 __all__ = ["RACY_NS", "stat_line", "tree_lines", "fingerprint", "deps_state", "read_stamp", "write_stamp", "is_up_to_date",

@@ -9,8 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from faircode.audit_summary import (GROUP_COLUMNS, RESULT_COLUMNS, audit_groups, audit_results,
-                                    default_results_dir)
+from faircode.audit_summary import GROUP_COLUMNS, RESULT_COLUMNS, audit_groups, audit_results, default_results_dir
 from faircode.benchmark import load_audit
 from faircode.exceptions import AuditDataError, BenchmarkError
 from faircode.metrics import METRICS

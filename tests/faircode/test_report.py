@@ -10,10 +10,10 @@ import math
 
 import numpy as np
 import pytest
-from statsmodels.stats.proportion import confint_proportions_2indep
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
+from statsmodels.stats.proportion import confint_proportions_2indep
 
 from faircode import _exact
 from faircode._report import percentile_interval

@@ -8,8 +8,15 @@ import pytest
 
 from faircode.exceptions import InvalidInputError
 from faircode.manifest import load_manifest
-from faircode.strategies import (STRATEGIES, apply_group_thresholds, encode_features, feature_columns,
-                                 fit_group_thresholds, group_codes, reweighing_weights)
+from faircode.strategies import (
+    STRATEGIES,
+    apply_group_thresholds,
+    encode_features,
+    feature_columns,
+    fit_group_thresholds,
+    group_codes,
+    reweighing_weights,
+)
 
 TINY = Path(__file__).resolve().parents[1] / "fixtures" / "audits" / "tiny"
 

@@ -12,9 +12,19 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-
-from browser_helpers import (CHROMIUM, CHROMIUM_ARGS, LOADED, SCREENSHOTS, BuiltSite, PageWatch, RealSite,
-                             build_fixture_site, build_real_site, is_local, watch_page)
+from browser_helpers import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    LOADED,
+    SCREENSHOTS,
+    BuiltSite,
+    PageWatch,
+    RealSite,
+    build_fixture_site,
+    build_real_site,
+    is_local,
+    watch_page,
+)
 
 
 @pytest.fixture(scope="session")

@@ -11,11 +11,11 @@ import shutil
 import threading
 
 import pytest
+from browser_helpers import TEMPLATES
 from playwright.sync_api import expect
 
-from browser_helpers import TEMPLATES
-from sitebuild.config import make_config
 from sitebuild.commands.serve import start_preview
+from sitebuild.config import make_config
 
 pytestmark = pytest.mark.browser
 

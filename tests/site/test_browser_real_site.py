@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from browser_helpers import SCREENSHOTS, run_axe
 
 pytestmark = pytest.mark.browser

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from sitebuild.checks.check import Problem, check_site, describe_failure, expected_one_of
-from sitebuild.execution.executed import ExecutedPage, PageError
+from sitebuild.checks.check import check_site, describe_failure, expected_one_of
+from sitebuild.execution.executed import PageError
 from sitebuild.source.read import read_page
 
 A = """---

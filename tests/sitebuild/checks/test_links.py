@@ -4,10 +4,11 @@ fails the whole build and keeps the last good site."""
 
 from __future__ import annotations
 
-from sitebuild.commands.build import run_build
-from sitebuild.checks.links import check_data_keys, data_links, data_pages_by_key, front_matter_line
-from sitebuild.source.read import read_page
 from site_helpers import site_config
+
+from sitebuild.checks.links import check_data_keys, data_links, data_pages_by_key, front_matter_line
+from sitebuild.commands.build import run_build
+from sitebuild.source.read import read_page
 
 PAGES = {
     "intro": "---\ntitle: Intro\nsummary: Uses two data sets.\ntheme: Basics\naudits: [loans, jobs]\n---\n\nText.\n",

@@ -11,11 +11,11 @@ from html import escape, unescape
 from pathlib import Path
 
 import pytest
+from site_helpers import REPO, copy_site, site_config
 
 import sitebuild.execution.execute
 from sitebuild.commands.build import run_build
 from sitebuild.store.files import FINE_RACY_NS
-from site_helpers import REPO, copy_site, site_config
 
 GOLDEN = REPO / "tests" / "fixtures" / "golden" / "explainer-outputs.html"
 

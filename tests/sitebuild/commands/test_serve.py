@@ -10,9 +10,9 @@ import urllib.error
 import urllib.request
 
 import pytest
+from site_helpers import site_config
 
 from sitebuild.commands.serve import reload_script, start_preview
-from site_helpers import site_config
 
 PAGE = "---\ntitle: Served\nsummary: A page with no code.\n---\n\nFirst version.\n"
 
@@ -135,8 +135,9 @@ def test_watched_files_are_the_sources_templates_site_yaml_and_what_the_pages_re
 def test_a_change_to_a_template_rebuilds(tmp_path):
     import shutil
 
-    from sitebuild.config import make_config
     from site_helpers import TEMPLATES
+
+    from sitebuild.config import make_config
 
     (tmp_path / "explainers").mkdir()
     (tmp_path / "explainers" / "served.md").write_text(PAGE)

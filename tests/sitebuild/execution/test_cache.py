@@ -4,10 +4,9 @@ corrupt entry is discarded with a warning."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import os
 import time
+from pathlib import Path
 
 from sitebuild.execution.cache import ExecutionCache, page_key
 from sitebuild.execution.deps import FileHasher, code_digest

@@ -12,11 +12,11 @@ import time
 from pathlib import Path
 
 import pytest
+from site_helpers import site_config
 
 import sitebuild.execution.deps
 from sitebuild.commands.build import run_build
 from sitebuild.store.files import FINE_RACY_NS
-from site_helpers import site_config
 
 
 def write_page(root: Path, slug: str, code: str, front: str = "", prose: str = "A tiny page.") -> Path:

@@ -6,9 +6,9 @@ from __future__ import annotations
 import shutil
 
 import pytest
+from site_helpers import copy_site, site_config
 
 from sitebuild.commands.build import run_build
-from site_helpers import copy_site, site_config
 
 
 @pytest.fixture(scope="module")

@@ -9,9 +9,19 @@ import subprocess
 import sys
 from pathlib import Path
 
-from sitebuild.output.folders import (CACHE_IN_OUT, CACHE_MARKER, NOT_OURS, OUT_IN_CACHE, OUTPUT_MARKER, OVERLAP,
-                                      PROTECTED, SAME, TRACKED)
 from site_helpers import REPO, TEMPLATES
+
+from sitebuild.output.folders import (
+    CACHE_IN_OUT,
+    CACHE_MARKER,
+    NOT_OURS,
+    OUT_IN_CACHE,
+    OUTPUT_MARKER,
+    OVERLAP,
+    PROTECTED,
+    SAME,
+    TRACKED,
+)
 
 PAGE = "---\ntitle: Refusals\nsummary: A page of the folder refusal tests.\n---\n\nSome prose.\n"
 

@@ -12,8 +12,9 @@ import sys
 import time
 from pathlib import Path
 
-from sitebuild.commands.build import run_build
 from site_helpers import REPO, TEMPLATES, site_config
+
+from sitebuild.commands.build import run_build
 
 PAGE = "---\ntitle: Page {slug}\nsummary: A page of the folder tests.\n---\n\nProse of {slug}.\n\n{code}"
 

@@ -10,9 +10,9 @@ import pytest
 
 import sitebuild.output.scripts as scripts
 from sitebuild.execution.extract import script_path, script_text
-from sitebuild.store.files import FINE_RACY_NS
-from sitebuild.source.read import read_page
 from sitebuild.output.scripts import SCRIPTS_FILE, update_scripts
+from sitebuild.source.read import read_page
+from sitebuild.store.files import FINE_RACY_NS
 
 PAGE = """---
 title: Scripted

@@ -17,10 +17,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from site_helpers import REPO, TEMPLATES
 
 from sitebuild.errors import WRITE_ADVICE, WRITE_FAILED
 from sitebuild.output.folders import NO_TEMPLATES
-from site_helpers import REPO, TEMPLATES
 
 PAGE = "---\ntitle: Failures\nsummary: A page of the write failure tests.\n---\n\n{prose}\n"
 

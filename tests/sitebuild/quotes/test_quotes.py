@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from sitebuild.quotes.lock import lock_text
 from sitebuild.quotes import (
     OutputText,
     PageQuotes,
@@ -20,6 +19,7 @@ from sitebuild.quotes import (
 )
 from sitebuild.quotes.extraction import parse_tokens
 from sitebuild.quotes.fix import SourceFile, fix_page
+from sitebuild.quotes.lock import lock_text
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "quotes"
 PAGE = "explainers/page.md"

@@ -17,7 +17,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from site_helpers import REPO, TEMPLATES
 
 FIXTURE = REPO / "tests" / "fixtures" / "quotes_cases"

@@ -4,14 +4,12 @@ The kernel's side is tested on fixture pages in test_quotes_cases.py."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from sitebuild.execution.executed import ClaimValue
 from sitebuild.quotes.claims import judge_claims
-from sitebuild.source.claims import find_claims, malformed_claims
 from sitebuild.quotes.extraction import parse_tokens
 from sitebuild.quotes.marks import page_marks
 from sitebuild.quotes.results import PageQuotes
+from sitebuild.source.claims import find_claims, malformed_claims
 
 PATH = "explainers/x.md"
 MD = ("---\ntitle: T\nsummary: S\n---\n\nThe gap\n[is not significant]{check=\"p >= 0.05\"}, and\n"

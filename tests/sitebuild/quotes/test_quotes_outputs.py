@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from sitebuild.quotes.binding import OutputIndex
 from sitebuild.quotes.lock import LockEntry
 from sitebuild.quotes.numbers import parse_number
-from sitebuild.quotes.binding import OutputIndex
 from sitebuild.quotes.outputs import OutputText, index_outputs, outputs_from_blocks
 
 

@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import json
 
-from sitebuild.render.cells import COLLAPSE_AFTER, cell_html
-from sitebuild.render.highlight import pygments_css
+from site_helpers import TEMPLATES
+
+from sitebuild.checks.annotations import Annotation
 from sitebuild.execution.executed import ExecutedPage
 from sitebuild.execution.outputs import Output
-from sitebuild.source.read import CodeBlock, read_page
-from sitebuild.checks.annotations import Annotation
+from sitebuild.render.cells import COLLAPSE_AFTER, cell_html
+from sitebuild.render.highlight import pygments_css
 from sitebuild.render.prose import make_markdown, prose_html
 from sitebuild.render.render import render_site, search_index_js
-from site_helpers import TEMPLATES
+from sitebuild.source.read import CodeBlock, read_page
 
 PAGE = """---
 title: Render Me

@@ -8,11 +8,12 @@ import re
 import subprocess
 import time
 
+from site_helpers import TEMPLATES
+
 import sitebuild.render.render
 from sitebuild.commands.build import run_build
-from sitebuild.store.files import FINE_RACY_NS
 from sitebuild.config import make_config
-from site_helpers import TEMPLATES
+from sitebuild.store.files import FINE_RACY_NS
 
 PAGE = "---\ntitle: {title}\nsummary: A page of the render cache tests.\n---\n\n{prose}\n"
 

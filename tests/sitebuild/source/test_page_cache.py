@@ -110,10 +110,10 @@ def test_a_settled_page_is_known_by_its_state_and_an_edit_keeping_size_and_mtime
 
 
 def test_a_page_parsed_just_after_it_was_written_is_checked_by_its_digest(tmp_path, monkeypatch):
-    import sitebuild.source.page_cache
-
     import os
     import time
+
+    import sitebuild.source.page_cache
 
     source, cache = tmp_path / "explainers", tmp_path / "cache"
     write(source, 1)
