@@ -160,7 +160,8 @@ def _print_fixes(fixes: list) -> None:
             _say(not_rewritten_line(result))
     rewritten = sum(len(fix.fixed) for fix in fixes)
     if fixes:
-        _say(f"--fix rewrote {rewritten} stale number(s) in {sum(bool(f.fixed) for f in fixes)} page(s); checked again:")
+        _say(f"--fix rewrote {rewritten} stale number(s) in {sum(bool(f.fixed) for f in fixes)} page(s); checked "
+             f"again:")
 
 
 def cmd_check(args: argparse.Namespace) -> int:

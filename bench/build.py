@@ -219,7 +219,8 @@ def small_site(project: Path, args) -> dict:
     for round_ in range(args.rounds):
         for which in order[round_ % 3:] + order[:round_ % 3]:
             cold_run(which)
-    names = {"jobs1": "cold, --jobs 1", "jobs2": "cold, --jobs 2", "sphinx": "Sphinx + MyST-NB cold, -j 2 (jupyter-cache)"}
+    names = {"jobs1": "cold, --jobs 1", "jobs2": "cold, --jobs 2",
+             "sphinx": "Sphinx + MyST-NB cold, -j 2 (jupyter-cache)"}
     medians = {}
     for which, done in runs.items():
         if done:

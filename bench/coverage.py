@@ -195,7 +195,8 @@ def odds_coverage(cell: OddsCell, audits: int, seed: int, resamples: int) -> dic
     """Coverage of the signed larger gap: faircode's Sidak-combined interval and the percentile bootstrap."""
     rng = np.random.default_rng(seed)
     n_a, n_b = cell.n, cell.n * cell.ratio
-    strata = [(rng.binomial(n_a, rates[0], audits), rng.binomial(n_b, rates[1], audits)) for rates in (cell.tpr, cell.fpr)]
+    strata = [(rng.binomial(n_a, rates[0], audits),
+               rng.binomial(n_b, rates[1], audits)) for rates in (cell.tpr, cell.fpr)]
     level = _intervals.sidak_confidence(CONFIDENCE, 2)
     parts = [_intervals.agresti_caffo(ones_a, n_a, ones_b, n_b, level) for ones_a, ones_b in strata]
     low, high = _intervals.larger_gap_interval(*parts[0], *parts[1])

@@ -148,7 +148,8 @@ def measure_preview(serve: ServeProcess, path: Path, page_url: str, edits: int) 
                                        " && document.querySelector('main').textContent.includes(w)", arg=word,
                                        timeout=120_000, polling=20)
                 timing = page.evaluate("""() => { const n = performance.getEntriesByType('navigation')[0];
-                    return {origin: performance.timeOrigin, dcl: n.domContentLoadedEventEnd, load: n.loadEventEnd}; }""")
+                    return {origin: performance.timeOrigin, dcl: n.domContentLoadedEventEnd,
+                            load: n.loadEventEnd}; }""")
                 time.sleep(0.2)
                 rounds.append({"round": i, "load": (timing["origin"] + timing["load"]) / 1000 - saved,
                                "asked": timing["origin"] / 1000 - saved,

@@ -127,7 +127,8 @@ def load_site_config(path: Path) -> SiteConfig:
         raise ConfigError(f"{path}: not valid YAML ({error}); fix the syntax") from error
     _expect(isinstance(raw, dict), str(path), "a mapping of settings", type(raw).__name__)
     unknown = set(raw) - {"title", "themes", "steps", "timeout", "data_theme", "inputs", *PRESENTATION_KEYS}
-    _expect(not unknown, str(path), "only the settings title, themes, steps, timeout, data_theme, inputs, " + ", ".join(PRESENTATION_KEYS),
+    _expect(not unknown, str(path),
+            "only the settings title, themes, steps, timeout, data_theme, inputs, " + ", ".join(PRESENTATION_KEYS),
             sorted(unknown))
     title = raw.get("title", path.parent.name)
     _expect(isinstance(title, str), f"{path}: title", "a string", title)
@@ -135,7 +136,8 @@ def load_site_config(path: Path) -> SiteConfig:
     _expect(isinstance(themes, list) and all(isinstance(t, str) for t in themes),
             f"{path}: themes", "a list of theme names (the order of the index)", themes)
     timeout = raw.get("timeout", DEFAULT_TIMEOUT)
-    _expect(isinstance(timeout, (int, float)) and timeout > 0, f"{path}: timeout", "a positive number of seconds", timeout)
+    _expect(isinstance(timeout, (int, float)) and timeout > 0, f"{path}: timeout",
+            "a positive number of seconds", timeout)
     data_theme = raw.get("data_theme", "") or ""
     _expect(isinstance(data_theme, str), f"{path}: data_theme", "the name of a theme (a string)", data_theme)
     steps = raw.get("steps", []) or []

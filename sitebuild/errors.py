@@ -44,7 +44,8 @@ WRITE_ADVICE = {
     errno.EDQUOT: "the disk quota is used up: free some space there (or choose a folder elsewhere) and build again",
     errno.EROFS: "the file system is read-only: choose a folder on a writable one (--out, --cache-dir)",
     errno.EACCES: "permission denied: make it writable for this user, or choose another folder (--out, --cache-dir)",
-    errno.EPERM: "operation not permitted: make it writable for this user, or choose another folder (--out, --cache-dir)",
+    errno.EPERM: "operation not permitted: make it writable for this user, or choose another folder (--out, "
+                 "--cache-dir)",
 }
 #: The one line a failed write ends in.
 WRITE_FAILED = "{path}: {reason}; {advice}. The last good site was kept"

@@ -43,7 +43,8 @@ def expected_one_of(found: str, choices: set[str] | list[str]) -> str:
     from difflib import get_close_matches
 
     close = get_close_matches(found, choices, n=3, cutoff=0.5)
-    return f"did you mean {' or '.join(repr(c) for c in close)}?" if close else f"none of the {len(choices)} pages is close"
+    return (f"did you mean {' or '.join(repr(c) for c in close)}?" if close
+            else f"none of the {len(choices)} pages is close")
 
 
 def code_context(page: Page, line: int, around: int = CONTEXT_LINES) -> str:
@@ -109,7 +110,8 @@ def check_links(page: Page, anchors: dict[str, set[str]]) -> list[Problem]:
         if target and not target.endswith((".md", ".html")):
             continue
         if slug not in anchors:
-            problems.append(Problem(page.rel_path, line, f"link {href!r}: no page {slug!r}; {expected_one_of(slug, set(anchors))}"))
+            problems.append(Problem(page.rel_path, line,
+                                    f"link {href!r}: no page {slug!r}; {expected_one_of(slug, set(anchors))}"))
         elif fragment and fragment not in anchors[slug]:
             problems.append(Problem(page.rel_path, line, f"link {href!r}: no heading #{fragment} in {slug}; "
                                                          f"{expected_one_of(fragment, anchors[slug])}"))

@@ -62,7 +62,8 @@ class BuildSummary:
 def _options(config: BuildConfig, check_only: bool) -> dict:
     from sitebuild.execution.deps import code_digest
 
-    return {"engine": code_digest(), "out": config.out, "only": config.only, "strict": config.strict, "timeout": config.timeout,
+    return {"engine": code_digest(), "out": config.out, "only": config.only, "strict": config.strict,
+            "timeout": config.timeout,
             "check": check_only, "scripts": config.write_scripts, "cache": config.cache_dir}
 
 
@@ -276,7 +277,8 @@ def _run_site_steps(config: BuildConfig, progress: Progress) -> None:
         from sitebuild.commands.steps import run_steps
         for step in run_steps(config.site.steps, config.root, config.cache_dir / "steps.json", config.force,
                               config.asked_steps):
-            checked = ", check passed before on these files" if step.check_remembered else ", checked" if step.checked else ""
+            checked = (", check passed before on these files" if step.check_remembered else ", checked" if step.checked
+                       else "")
             progress(f"  step {step.name}: {'ran' if step.ran else 'not run'}{checked} "
                      f"({step.seconds:.2f} s)")
 
@@ -295,7 +297,8 @@ def _execute_and_check(config: BuildConfig, summary: BuildSummary, check_only: b
     pages, source_errors = read_pages_cached(config.source, config.root, config.cache_dir)
     unknown = sorted(set(config.only) - {p.slug for p in pages})
     if unknown:
-        raise ConfigError(f"--only: no page {unknown} in {config.source}; expected some of {sorted(p.slug for p in pages)}")
+        raise ConfigError(f"--only: no page {unknown} in {config.source}; expected some of "
+                          f"{sorted(p.slug for p in pages)}")
     executed, warnings, ran, hasher = gather_executions(config, pages, progress, will_render=not check_only)
     problems = [Problem(e.path, e.line, e.message) for e in source_errors]
     problems += check_site(pages, executed, scripts=check_only)

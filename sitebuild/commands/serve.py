@@ -38,7 +38,8 @@ RELOAD_SCRIPT = (
     ".catch(function(){setTimeout(poll,1000)})}poll()})();</script>"
 )
 OVERLAY = (
-    '<div class="sb-overlay" role="alert" aria-labelledby="sb-overlay-h" style="position:fixed;left:0.75rem;right:0.75rem;'
+    '<div class="sb-overlay" role="alert" aria-labelledby="sb-overlay-h" '
+    'style="position:fixed;left:0.75rem;right:0.75rem;'
     'bottom:0.75rem;z-index:1000;max-height:45vh;overflow:auto;padding:0.8rem 1rem;border-radius:8px;'
     'background:#2e1717;color:#ffe4e0;border:2px solid #ff8a80;font:14px/1.45 system-ui,sans-serif;'
     'box-shadow:0 6px 24px rgba(0,0,0,.4)"><p id="sb-overlay-h" style="margin:0 0 .4rem;font-weight:700">'
@@ -233,7 +234,8 @@ def make_server(config: BuildConfig, state: ServeState, port: int, host: str = "
         if error.errno == errno.EADDRINUSE:
             raise ConfigError(f"serve: port {port} on {host} is in use; stop the other server or pass --port 0 "
                               "for a free port") from None
-        raise ConfigError(f"serve: cannot listen on {host}:{port} ({error.strerror}); check --host and --port") from None
+        raise ConfigError(f"serve: cannot listen on {host}:{port} ({error.strerror}); "
+                          "check --host and --port") from None
 
 
 def watch(config: BuildConfig, state: ServeState, progress: Callable[[str], None], stop: threading.Event,
@@ -304,7 +306,8 @@ def start_preview(config: BuildConfig, port: int = 8000, progress: Callable[[str
     return Preview(server, state, stop, watcher)
 
 
-def serve(config: BuildConfig, port: int = 8000, progress: Callable[[str], None] = print, host: str = "127.0.0.1") -> None:
+def serve(config: BuildConfig, port: int = 8000, progress: Callable[[str], None] = print,
+          host: str = "127.0.0.1") -> None:
     """Build, then serve with rebuild on change, until interrupted."""
     preview = start_preview(config, port, progress, host)
     progress(f"serving {config.out} on {preview.url} (Ctrl-C stops)")

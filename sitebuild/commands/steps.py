@@ -76,7 +76,8 @@ def run_step(step: Step, root: Path, stamps: dict[str, str], force: bool = False
     try:
         done = subprocess.run(command_line(step.run), cwd=root, capture_output=True, text=True)
     except OSError as error:
-        raise SiteBuildError(f"site.yaml step '{step.name}': could not start `{step.run}` ({error}); check the command") from error
+        raise SiteBuildError(f"site.yaml step '{step.name}': could not start `{step.run}` ({error}); check the "
+                             f"command") from error
     if done.returncode != 0:
         tail = "\n".join((done.stdout + done.stderr).splitlines()[-OUTPUT_TAIL:])
         raise SiteBuildError(f"site.yaml step '{step.name}': `{step.run}` exited with status {done.returncode}; "

@@ -45,7 +45,8 @@ def notebook_outputs(raw: list) -> list[dict]:
         data = output.get("data", {})
         if ERROR_MIME in data:
             report = data[ERROR_MIME]
-            cleaned.append({"output_type": "error", "ename": report.get("ename", ""), "evalue": report.get("evalue", ""),
+            cleaned.append({"output_type": "error", "ename": report.get("ename", ""),
+                            "evalue": report.get("evalue", ""),
                             "traceback": report.get("traceback", "").splitlines()})
         elif DEPS_MIME not in data:
             cleaned.append(dict(output))
@@ -78,7 +79,8 @@ def _record_finish(result: ExecutedPage, job: ExecutionJob, cell: NotebookNode) 
 
 
 def _where(role: str, n: int | None) -> str:
-    return {"block": f"while running block {n}", "setup": "while starting", "finish": "while evaluating inline values"}[role]
+    return {"block": f"while running block {n}", "setup": "while starting",
+            "finish": "while evaluating inline values"}[role]
 
 
 def _run_cells(client, job: ExecutionJob, result: ExecutedPage, deadline: float, prepared: bool = False) -> None:
@@ -102,20 +104,23 @@ def _run_cells(client, job: ExecutionJob, result: ExecutedPage, deadline: float,
         except DeadKernelError as error:
             n = cell.metadata["sitebuild"].get("n")
             result.error = PageError("dead-kernel", f"the kernel died {_where(role, n)} ({error}); "
-                                                    f"look for os._exit, a crash in native code, or memory use", block=n)
+                                                    "look for os._exit, a crash in native code, or memory use",
+                                     block=n)
             return
         if role == "block":
             n = cell.metadata["sitebuild"]["n"]
             error = _record_block(result, job, n, cell)
             if error is not None and n not in job.expect_error:
-                result.error = PageError("exception", f"{error.ename}: {error.evalue}", line=error.line, block=n, traceback=error.traceback)
+                result.error = PageError("exception", f"{error.ename}: {error.evalue}", line=error.line, block=n,
+                                         traceback=error.traceback)
                 return
             if error is None and n in job.expect_error:
                 result.warnings.append(f"block {n} is marked {{expect-error}} but raised no error")
         elif role == "finish":
             _record_finish(result, job, cell)
         elif cell.get("outputs") and any(o.get("output_type") == "error" for o in cell.outputs):
-            result.error = PageError("kernel", "the kernel could not be prepared: " + str(cell.outputs[-1].get("evalue", "")))
+            result.error = PageError("kernel",
+                                     "the kernel could not be prepared: " + str(cell.outputs[-1].get("evalue", "")))
             return
 
 
@@ -287,7 +292,8 @@ def _run_in_processes(jobs: list[ExecutionJob], count: int, done: Callable[[Exec
         job_queue.put(job)
     for _ in range(count):
         job_queue.put(None)
-    processes = [context.Process(target=_worker, args=(job_queue, result_queue, remaining), daemon=True) for _ in range(count)]
+    processes = [context.Process(target=_worker, args=(job_queue, result_queue, remaining),
+                                 daemon=True) for _ in range(count)]
     for process in processes:
         process.start()
     running: set[str] = set()
@@ -324,7 +330,8 @@ def _run_in_processes(jobs: list[ExecutionJob], count: int, done: Callable[[Exec
     for job in jobs:
         if job.slug not in finished:
             done(ExecutedPage(slug=job.slug, status="failed",
-                              error=PageError("kernel", "the worker process running this page died; run it alone with --only")))
+                              error=PageError("kernel",
+                                              "the worker process running this page died; run it alone with --only")))
 
 
 def make_job(page, root: Path, timeout: float) -> ExecutionJob:
@@ -332,4 +339,5 @@ def make_job(page, root: Path, timeout: float) -> ExecutionJob:
     from sitebuild.execution.extract import kernel_notebook
 
     return ExecutionJob(slug=page.slug, rel_path=page.rel_path, root=str(root), notebook=kernel_notebook(page),
-                        timeout=timeout, expect_error=frozenset(b.n for b in page.code_blocks if b.options.get("expect-error")))
+                        timeout=timeout,
+                        expect_error=frozenset(b.n for b in page.code_blocks if b.options.get("expect-error")))

@@ -59,7 +59,8 @@ def _sb_recolour(figure):
             swap(artist.get_facecolor, artist.set_facecolor)
             swap(artist.get_edgecolor, artist.set_edgecolor)
         elif isinstance(artist, Collection):
-            for getter, setter in ((artist.get_facecolor, artist.set_facecolor), (artist.get_edgecolor, artist.set_edgecolor)):
+            for getter, setter in ((artist.get_facecolor, artist.set_facecolor),
+                                   (artist.get_edgecolor, artist.set_edgecolor)):
                 try:
                     old = getter()
                     if len(old):

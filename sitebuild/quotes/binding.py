@@ -363,9 +363,11 @@ def _check_binding(base: QuoteResult, item: ProseNumber, occurrence: int, entry:
     new = rewritten_value(item.number, target.number)
     fixed = _entry_for(base.path, item, occurrence, target, quote=new) if new else None
     if item.number.comparator and not target.number.comparator:
-        message = f"the output it quotes now says {target.number.text}, which no longer satisfies it (rewrite it by hand)"
+        message = (f"the output it quotes now says {target.number.text}, which no longer satisfies it "
+                   "(rewrite it by hand)")
     else:
-        message = f"the output it quotes now says {new or target.number.text}" + ("" if new else " (rewrite it by hand)")
+        message = f"the output it quotes now says {new or target.number.text}" + ("" if new else " (rewrite it by "
+                                                                                                 "hand)")
     return replace(
         base, status=Status.STALE, value=target.number.text, old=entry.value, new=new, output_ref=target.ref,
         output_line=target.line_text, message=message, entry=entry, fixed_entry=fixed, label=target.label,

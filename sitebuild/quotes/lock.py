@@ -85,7 +85,8 @@ def load_lock(path: str | Path) -> list[LockEntry]:
 
 
 def _entries_from(path: Path, data: object) -> list[LockEntry]:
-    if not isinstance(data, dict) or data.get("version") not in READABLE_VERSIONS or not isinstance(data.get("quotes"), list):
+    if not isinstance(data,
+                      dict) or data.get("version") not in READABLE_VERSIONS or not isinstance(data.get("quotes"), list):
         raise SourceError(path, f'expected an object {{"version": {LOCK_VERSION}, "quotes": [...]}}, '
                           f"found {_describe(data)}; delete the file to rebuild it")
     return [_entry_from(path, position, item) for position, item in enumerate(data["quotes"])]
@@ -120,7 +121,8 @@ def _entry_from(path: Path, position: int, item: object) -> LockEntry:
 def lock_text(entries: Iterable[LockEntry]) -> str:
     """Return the file text for ``entries``: sorted, indented, one trailing newline."""
     ordered = sorted(entries, key=LockEntry.sort_key)
-    data = {"version": LOCK_VERSION, "quotes": [{name: getattr(entry, name) for name in _FIELD_TYPES} for entry in ordered]}
+    data = {"version": LOCK_VERSION,
+            "quotes": [{name: getattr(entry, name) for name in _FIELD_TYPES} for entry in ordered]}
     return json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False) + "\n"
 
 

@@ -107,7 +107,8 @@ def index_outputs(outputs: Sequence[OutputText]) -> list[OutputNumber]:
                 else:
                     label, words = _text_label(lines, numbers, line_number, index)
                     is_index = (line_number, index) in indexed
-                found.append(OutputNumber(ref, number, line_text, shape, label, words, is_index, frozenset(label.split())))
+                found.append(OutputNumber(ref, number, line_text, shape, label, words, is_index,
+                                          frozenset(label.split())))
     return found
 
 

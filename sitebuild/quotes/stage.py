@@ -69,7 +69,8 @@ class QuoteRun:
             problems.extend(_claim_problem(claim) for claim in quotes.broken_claims())
         for page in self.sources.values():
             problems.extend(Problem(page.rel_path, line, f"{text!r} looks like a checked claim but is not read as one: "
-                                    'write it as [words]{check="expression"}, the expression in double quotes, with no braces '
+                                    'write it as [words]{check="expression"}, the expression in double quotes, with no '
+                                    'braces '
                                     'or double quotes inside it (write set(...) or dict(...), and single quotes)')
                             for line, text in malformed_claims(page.tokens))
         return problems

@@ -102,7 +102,8 @@ def _prepare_inline(page: Page, marks: PageMarks) -> None:
             child.meta = {k: v for k, v in (child.meta or {}).items() if k not in ("annotations", "claim")}
             if child.type in ("softbreak", "hardbreak"):
                 line += 1
-            elif child.type == "code_inline" and pending is not None and pending.expr in child.content and pending.line == line:
+            elif (child.type == "code_inline" and pending is not None and pending.expr in child.content
+                  and pending.line == line):
                 child.meta["inline_index"] = pending.index
                 pending = next(inline_iter, None)
             elif child.type == "text":

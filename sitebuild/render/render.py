@@ -70,7 +70,8 @@ def theme_slug(theme: str) -> str:
 def ordered_pages(pages: list[Page], themes: tuple[str, ...]) -> list[Page]:
     """Pages in reading order: configured themes first (in their order), then by order, title."""
     rank = {t: i for i, t in enumerate(themes)}
-    return sorted(pages, key=lambda p: (rank.get(p.front.theme, len(rank)), p.front.theme, p.front.order, p.front.title))
+    return sorted(pages,
+                  key=lambda p: (rank.get(p.front.theme, len(rank)), p.front.theme, p.front.order, p.front.title))
 
 
 PAGE_HREF = re.compile(r"^([a-z0-9]+(?:-[a-z0-9]+)*)\.(?:html|md)(?:#.*)?$")
@@ -190,7 +191,8 @@ def render_site(pages: list[Page], executed: dict[str, ExecutedPage], report: li
     explainer = env.get_template("explainer.html")
     for i, page in enumerate(ordered):
         result = executed.get(page.slug)
-        context = _page_context(page, by_slug, ordered[i - 1] if i > 0 else None, ordered[i + 1] if i + 1 < len(ordered) else None)
+        context = _page_context(page, by_slug, ordered[i - 1] if i > 0 else None,
+                                ordered[i + 1] if i + 1 < len(ordered) else None)
         context.update(data_links=data_links(page, by_key), theme_id=theme_slug(page.front.theme),
                        links=page_links(page, site, provenance), current=page.slug)
         if reused and page.slug in reused:

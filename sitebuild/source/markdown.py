@@ -34,7 +34,8 @@ def label_heading_anchors(state: StateCore) -> None:
 def make_parser() -> MarkdownIt:
     """Return the site's Markdown parser: CommonMark with tables, strikethrough, front
     matter, footnotes, heading anchors (h1-h3, each permalink with an accessible name)
-    ``[text]{.class}`` spans and ``[@key]`` citations (sitebuild.source.references). Raw HTML in the source is escaped, not passed through."""
+    ``[text]{.class}`` spans and ``[@key]`` citations (sitebuild.source.references). Raw HTML in the source is
+    escaped, not passed through."""
     md = MarkdownIt("commonmark", {"html": False, "typographer": False})
     md.enable(["table", "strikethrough"])
     md.use(front_matter_plugin)

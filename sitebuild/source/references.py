@@ -75,14 +75,16 @@ def _entry(index: int, raw: object, path: Path) -> Reference:
         raise ConfigError(f"{where}: expected a mapping with id, authors, title, year; found {raw!r}")
     unknown = sorted(set(raw) - ENTRY_FIELDS)
     if unknown:
-        raise ConfigError(f"{where} ({raw.get('id')!r}): unknown field(s) {unknown}; expected some of {sorted(ENTRY_FIELDS)}")
+        raise ConfigError(f"{where} ({raw.get('id')!r}): unknown field(s) {unknown}; expected some of "
+                          f"{sorted(ENTRY_FIELDS)}")
     for name in ("id", "title", "year"):
         if not str(raw.get(name) or "").strip():
             raise ConfigError(f"{where} ({raw.get('id')!r}): field {name!r} is required")
     authors = raw.get("authors", [])
     authors = [authors] if isinstance(authors, str) else authors
     if not isinstance(authors, list) or not all(isinstance(a, str) for a in authors):
-        raise ConfigError(f"{where} ({raw['id']!r}): 'authors' expected a list of names like 'Good, P.'; found {authors!r}")
+        raise ConfigError(f"{where} ({raw['id']!r}): 'authors' expected a list of names like 'Good, P.'; found "
+                          f"{authors!r}")
     return Reference(key=str(raw["id"]), authors=tuple(authors), title=str(raw["title"]), year=str(raw["year"]),
                      venue=str(raw.get("venue") or ""), doi=str(raw.get("doi") or ""), url=str(raw.get("url") or ""),
                      note=str(raw.get("note") or ""))
@@ -114,9 +116,11 @@ def _read_bibliography(path: Path) -> dict[str, Reference]:
     except yaml_errors() as error:
         mark = getattr(error, "problem_mark", None)
         line = f":{mark.line + 1}" if mark is not None else ""
-        raise ConfigError(f"{path}{line}: not valid YAML ({getattr(error, 'problem', error)}); fix the syntax") from error
+        raise ConfigError(f"{path}{line}: not valid YAML ({getattr(error, 'problem', error)}); "
+                          "fix the syntax") from error
     if not isinstance(raw, list):
-        raise ConfigError(f"{path}: expected a list of entries (- id: ..., title: ..., year: ...), found {type(raw).__name__}")
+        raise ConfigError(f"{path}: expected a list of entries (- id: ..., title: ..., year: ...), found "
+                          f"{type(raw).__name__}")
     entries: dict[str, Reference] = {}
     for index, item in enumerate(raw):
         entry = _entry(index, item, path)
@@ -155,7 +159,8 @@ def citations_rule(state: StateCore) -> None:
     for index, token in enumerate(tokens):
         if token.type != "inline" or not token.children or "[@" not in token.content:
             continue
-        in_item = index >= 2 and tokens[index - 1].type == "paragraph_open" and tokens[index - 2].type == "list_item_open"
+        in_item = (index >= 2 and tokens[index - 1].type == "paragraph_open"
+                   and tokens[index - 2].type == "list_item_open")
         children: list[Token] = []
         for position, child in enumerate(token.children):
             if child.type == "text" and "[@" in child.content:
@@ -181,7 +186,8 @@ def unknown_key_message(key: str, entries: dict[str, Reference], bibliography: s
     from difflib import get_close_matches
 
     close = get_close_matches(key, sorted(entries), n=2, cutoff=0.6)
-    hint = f"did you mean {' or '.join(repr(c) for c in close)}?" if close else f"add an entry with `id: {key}` to {bibliography}"
+    hint = (f"did you mean {' or '.join(repr(c) for c in close)}?" if close
+            else f"add an entry with `id: {key}` to {bibliography}")
     return f"citation [@{key}]: no entry {key!r} in {bibliography}; {hint}"
 
 
@@ -202,5 +208,6 @@ def references_section(tokens: list[Token], entries: dict[str, Reference]) -> st
     rest = list(dict.fromkeys(key for _, key, full in cited if not full and key not in listed and key in entries))
     if not rest:
         return ""
-    items = "".join(f'<li><span class="reference" id="ref-{escape(k)}">{entries[k].full_html()}</span></li>' for k in rest)
+    items = "".join(f'<li><span class="reference" id="ref-{escape(k)}">{entries[k].full_html()}</span></li>'
+                    for k in rest)
     return f'<section class="references"><h2 id="references">References</h2><ul>{items}</ul></section>\n'

@@ -31,7 +31,8 @@ from sitebuild.store.files import (
 )
 from sitebuild.store.memo import Memo
 
-__all__ = ["RACY_NS", "stat_line", "tree_lines", "fingerprint", "deps_state", "read_stamp", "write_stamp", "is_up_to_date",
+__all__ = ["RACY_NS", "stat_line", "tree_lines", "fingerprint", "deps_state", "read_stamp", "write_stamp",
+           "is_up_to_date",
            "recorded_inputs", "write_recorded_inputs", "generated_digest", "STAMP_FILE", "INPUTS_FILE"]
 
 STAMP_FORMAT = 2

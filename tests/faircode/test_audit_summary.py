@@ -174,7 +174,8 @@ def test_results_table_writes_one_line_per_test_as_a_reader_reads_it():
     assert (ratio["gap"], ratio["finding"]) == ("0.800", "no")
     untested = table.loc[("sex", "predictive parity")]
     assert (untested["gap"], untested["small sample"], untested["finding"]) == ("n/a", "yes", "no")
-    assert audit_summary.results_table(reader_rows(), alpha=0.1).loc[("race", "ratio of positive rates"), "finding"] == "yes"
+    assert audit_summary.results_table(reader_rows(), alpha=0.1).loc[("race", "ratio of positive rates"),
+                                                                     "finding"] == "yes"
 
 
 def test_strategy_table_compares_the_strategies_on_one_attribute(results_dir):
@@ -242,7 +243,8 @@ def test_with_seed_spread_names_a_row_the_sweep_lacks(results_dir):
 
     table = results_table()
     spread_file(results_dir, table[table.metric == "demographic_parity_diff"])
-    with pytest.raises(BenchmarkError, match="no row for compas race baseline logistic_regression equal_opportunity_diff"):
+    with pytest.raises(BenchmarkError,
+                       match="no row for compas race baseline logistic_regression equal_opportunity_diff"):
         with_seed_spread(audit_results("compas", results_dir), "compas", results_dir)
 
 
@@ -262,7 +264,8 @@ def test_results_table_shows_the_seed_spread_and_the_note_names_the_interval():
     parity = audit_summary.results_table(rows).loc[("race", "demographic parity")]
     assert parity["95% interval"] == "-0.081 to -0.020"
     assert audit_summary.interval_note(rows) == "intervals: agresti_caffo (gaps, disparate impact ratio)"
-    assert (parity["seed sd"], parity["seed range"], parity["seeds opposite sign"]) == ("0.031", "-0.010 to +0.092", "6%")
+    assert (parity["seed sd"], parity["seed range"], parity["seeds opposite sign"]) == ("0.031",
+                                                                                        "-0.010 to +0.092", "6%")
 
 
 def test_favourable_ratio_divides_the_rates_of_the_outcome_nobody_minds():

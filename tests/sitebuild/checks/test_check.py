@@ -50,7 +50,8 @@ def test_long_lists_of_choices_become_suggestions():
 
 def test_failure_shows_the_code_around_the_line(tmp_path):
     page = pages(tmp_path)[0]
-    problem = describe_failure(page, PageError("exception", "NameError: z", line=14, block=1, traceback="Traceback ..."))
+    problem = describe_failure(page,
+                               PageError("exception", "NameError: z", line=14, block=1, traceback="Traceback ..."))
     assert problem.line == 14
     assert problem.message.splitlines() == ["NameError: z", "    12 | ```python", "    13 | x = 1", ">   14 | y = 2",
                                             "    15 | ```", "Traceback ..."]

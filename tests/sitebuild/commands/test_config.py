@@ -23,7 +23,8 @@ def test_data_theme_is_read(tmp_path):
 
 
 def test_steps_are_parsed(tmp_path):
-    (tmp_path / "site.yaml").write_text('steps:\n  - {name: results, run: "python -m x --out results", inputs: ["a/*.py"]}\n')
+    (tmp_path / "site.yaml").write_text('steps:\n  - {name: results, run: "python -m x --out results", inputs: '
+                                        '["a/*.py"]}\n')
     step = load_site_config(tmp_path / "site.yaml").steps[0]
     assert (step.name, step.run, step.inputs) == ("results", "python -m x --out results", ("a/*.py",))
     assert (step.when, step.check) == ("always", "")

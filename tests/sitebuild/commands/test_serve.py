@@ -68,7 +68,8 @@ def test_a_failed_rebuild_keeps_the_last_good_page_with_an_overlay_and_prints_th
     assert status == 200 and "Second, longer version." in html, "the last good page is still served"
     assert 'class="sb-overlay" role="alert"' in html
     assert "explainers/served.md:1: error: expected YAML front matter" in html
-    assert "explainers/served.md:1: error: expected YAML front matter" in "\n".join(state.log), "printed in the terminal"
+    printed = "\n".join(state.log)
+    assert "explainers/served.md:1: error: expected YAML front matter" in printed, "printed in the terminal"
     page.write_text(PAGE)
     wait_for_version(state, 4)
     assert "sb-overlay" not in fetch(port, "/served.html")[1]
@@ -126,7 +127,8 @@ def test_watched_files_are_the_sources_templates_site_yaml_and_what_the_pages_re
     (tmp_path / "faircode" / "unrelated.py").write_text("x = 1\n")
     (tmp_path / "data.csv").write_text("a\n1\n")
     config = site_config(tmp_path)
-    watched = {p.relative_to(tmp_path.resolve()).as_posix() for p in watched_paths(config, [(tmp_path / "data.csv").resolve()])
+    watched = {p.relative_to(tmp_path.resolve()).as_posix() for p in watched_paths(config,
+                                                                                   [(tmp_path / "data.csv").resolve()])
                if p.is_relative_to(tmp_path.resolve())}
     assert {"explainers/served.md", "site.yaml", "data.csv"} <= watched
     assert "faircode/unrelated.py" not in watched, "no hard-coded folder is watched"
@@ -147,7 +149,8 @@ def test_a_change_to_a_template_rebuilds(tmp_path):
     preview = start_preview(config, 0, log.append)
     try:
         footer = tmp_path / "templates" / "base.html"
-        footer.write_text(footer.read_text().replace("<footer class=\"site-footer\">", "<footer class=\"site-footer\"><p>Edited footer.</p>"))
+        footer.write_text(footer.read_text().replace("<footer class=\"site-footer\">",
+                                                     "<footer class=\"site-footer\"><p>Edited footer.</p>"))
         preview.state.log = log
         wait_for_version(preview.state, 2)
         assert "Edited footer." in (tmp_path / "site" / "served.html").read_text()

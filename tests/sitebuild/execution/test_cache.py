@@ -38,7 +38,8 @@ def kernel_record(root: Path, changed: bool = False) -> dict:
 
 
 def result(root: Path, changed: bool = False) -> ExecutedPage:
-    return ExecutedPage(slug="p", blocks={1: [Output("stream", "hello\n", ["hello"])]}, figures={"p-1-1.png": b"\x89PNG"},
+    return ExecutedPage(slug="p", blocks={1: [Output("stream", "hello\n", ["hello"])]},
+                        figures={"p-1-1.png": b"\x89PNG"},
                         deps=kernel_record(root, changed), inline=[InlineValue(0, "1.0")], python="3", seconds=1.5)
 
 
@@ -60,9 +61,11 @@ def test_entry_round_trips_and_goes_stale_when_a_file_read_changes(tmp_path):
     cache.store(page, result(tmp_path))
     cache.save()
     found = open_cache(tmp_path).lookup(page).page
-    assert found.status == "cached" and found.blocks[1][0].texts == ["hello"] and found.figures == {"p-1-1.png": b"\x89PNG"}
+    assert (found.status == "cached" and found.blocks[1][0].texts == ["hello"]
+            and found.figures == {"p-1-1.png": b"\x89PNG"})
     assert open_cache(tmp_path, FC_TEST_VARIABLE="2").lookup(page).reason == "env FC_TEST_VARIABLE changed"
-    assert ExecutionCache(tmp_path / "cache", tmp_path, env={"FC_TEST_VARIABLE": "1"}, engine="other").lookup(page).reason \
+    assert ExecutionCache(tmp_path / "cache", tmp_path, env={"FC_TEST_VARIABLE": "1"},
+                          engine="other").lookup(page).reason \
         == "engine changed"
     (tmp_path / "data.txt").write_text("two")
     lookup = open_cache(tmp_path).lookup(page)

@@ -59,4 +59,5 @@ def test_stored_rows_are_kept_because_their_derivation_is_in_the_engine_digest()
     stored = Output(kind="html", text="<table><tr><td>1</td><td>2</td></tr></table>", texts=["1 | 2"])
     assert stored.texts == ["1 | 2"]
     engine = {p.resolve() for p in EXECUTION_CODE}
-    assert {Path(m.__file__).resolve() for m in (sitebuild.execution.outputs, sitebuild.execution.html_tables)} <= engine
+    assert {Path(m.__file__).resolve() for m in (sitebuild.execution.outputs,
+                                                 sitebuild.execution.html_tables)} <= engine

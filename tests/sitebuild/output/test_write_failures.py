@@ -29,10 +29,12 @@ PAGE = "---\ntitle: Failures\nsummary: A page of the write failure tests.\n---\n
 DRIVER = r"""
 import hashlib, json, subprocess, sys
 from pathlib import Path
-disk, build, out, page, how = Path(sys.argv[1]), json.loads(sys.argv[2]), Path(sys.argv[3]), Path(sys.argv[4]), sys.argv[5]
+disk, build, out, page = Path(sys.argv[1]), json.loads(sys.argv[2]), Path(sys.argv[3]), Path(sys.argv[4])
+how = sys.argv[5]
 subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(disk)], check=True)
 def site():
-    return {str(p.relative_to(out)): hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(out.rglob("*")) if p.is_file()}
+    files = [p for p in sorted(out.rglob("*")) if p.is_file()]
+    return {str(p.relative_to(out)): hashlib.sha256(p.read_bytes()).hexdigest() for p in files}
 first = subprocess.run(build, capture_output=True, text=True)
 before = site()
 if how == "full":

@@ -51,7 +51,8 @@ def test_a_claim_that_holds_has_a_note_and_no_problem():
 def test_an_expression_that_raises_or_does_not_parse_is_a_broken_claim_naming_the_error():
     tokens = parse_tokens('A [claim]{check="q >"} and [another]{check="missing > 1"}.\n')
     results = judge_claims(PATH, find_claims(tokens), [ClaimValue(0, None, [], "SyntaxError: invalid syntax"),
-                                                       ClaimValue(1, None, [], "NameError: name 'missing' is not defined")])
+                                                       ClaimValue(1, None, [],
+                                                                  "NameError: name 'missing' is not defined")])
     assert [r.holds for r in results] == [False, False]
     assert results[0].message.startswith('claim "claim" could not be checked: SyntaxError: invalid syntax in `q >`')
     assert results[1].message.startswith(

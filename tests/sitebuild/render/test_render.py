@@ -85,7 +85,8 @@ def test_marks_of_an_earlier_render_do_not_stay_on_the_tokens(tmp_path):
 
 
 def test_table_rows_carry_the_ids_of_their_quotable_lines():
-    table = "<table><thead><tr><th></th><th>rate</th></tr></thead><tbody><tr><th>0</th><td>0.5</td></tr></tbody></table>"
+    table = ("<table><thead><tr><th></th><th>rate</th></tr></thead>"
+             "<tbody><tr><th>0</th><td>0.5</td></tr></tbody></table>")
     block = CodeBlock(n=2, language="python", source="x", line=3)
     html = cell_html(block, [Output("stream", "x\n", ["x"]), Output("html", table)], "p", "P")
     assert '<tr id="out-2-1-l0">' in html and '<tr id="out-2-1-l1"><th>0</th><td>0.5</td></tr>' in html
@@ -106,12 +107,14 @@ def test_long_outputs_are_collapsed():
 
 def test_site_has_every_file_and_an_offline_search_index(tmp_path):
     first = page(tmp_path)
-    other = page(tmp_path, "other.md", "---\ntitle: Other\nsummary: The other one.\ntags: [x]\n---\n\n## A heading\n\nWords.\n")
+    other = page(tmp_path, "other.md",
+                 "---\ntitle: Other\nsummary: The other one.\ntags: [x]\n---\n\n## A heading\n\nWords.\n")
     site = render_site([first, other], {"render-me": executed()}, [], templates=TEMPLATES, site_title="Site")
     assert {"index.html", "report.html", "404.html", "render-me.html", "other.html", "code/render-me.py",
             "code/render-me.ipynb", "static/pygments.css", "static/search-index.js"} <= set(site.files)
     index = json.loads(search_index_js([other]).removeprefix("window.FC_SEARCH_INDEX = ").removesuffix(";\n"))
-    assert index == [{"title": "Other", "url": "other.html", "summary": "The other one.", "tags": ["x"], "text": "A heading Words."}]
+    assert index == [{"title": "Other", "url": "other.html", "summary": "The other one.", "tags": ["x"],
+                      "text": "A heading Words."}]
     for html in (site.files["index.html"], site.files["render-me.html"]):
         assert b"http://" not in html and b"https://" not in html.replace(b"https://example.org/x.md", b"")
 
@@ -132,7 +135,8 @@ def test_related_aside_leaves_out_pages_the_prose_already_links(tmp_path):
     linked = page(tmp_path)
     assert linked_slugs(linked) == {"other"}
     other = page(tmp_path, "other.md", "---\ntitle: Other\nsummary: The other page.\n---\n\n# A heading\n")
-    unlinked = page(tmp_path, "third.md", "---\ntitle: Third\nsummary: Links nothing.\nrelated: [other]\n---\n\nText.\n")
+    unlinked = page(tmp_path, "third.md",
+                    "---\ntitle: Third\nsummary: Links nothing.\nrelated: [other]\n---\n\nText.\n")
     site = render_site([linked, other, unlinked], {}, [], templates=TEMPLATES, site_title="Site")
     assert 'id="related-h"' not in site.files["render-me.html"].decode()
     third = site.files["third.html"].decode()
@@ -140,7 +144,8 @@ def test_related_aside_leaves_out_pages_the_prose_already_links(tmp_path):
 
 
 def test_index_lists_each_data_set_by_its_page_with_the_pages_that_use_it(tmp_path):
-    described = page(tmp_path, "scores.md", "---\ntitle: Scores File\nsummary: The data.\ntheme: Data\naudits: [scores]\n---\n\nText.\n")
+    described = page(tmp_path, "scores.md",
+                     "---\ntitle: Scores File\nsummary: The data.\ntheme: Data\naudits: [scores]\n---\n\nText.\n")
     user = page(tmp_path, "user.md", "---\ntitle: User\nsummary: Uses both.\naudits: [scores, loose]\n---\n\nText.\n")
     index = render_site([described, user], {}, [], templates=TEMPLATES, site_title="Site",
                         data_theme="Data").files["index.html"].decode()

@@ -140,7 +140,8 @@ def inodes(site, slug) -> dict[str, int]:
     return {rel: (site / rel).stat().st_ino for rel in (f"code/{slug}.py", f"code/{slug}.ipynb", f"source/{slug}.md")}
 
 
-def test_the_downloads_of_an_unchanged_page_are_the_last_sites_files_and_a_changed_page_gets_new_ones(tmp_path, monkeypatch):
+def test_the_downloads_of_an_unchanged_page_are_the_last_sites_files_and_a_changed_page_gets_new_ones(
+        tmp_path, monkeypatch):
     """Real kernels. A prose edit of one page keeps the other page's script, notebook and
     Markdown as the very files of the last site (hard links), and writes the edited page's."""
     root = tmp_path / "site-root"
@@ -171,7 +172,9 @@ def test_a_signature_covers_the_downloads_only_when_the_execution_has_its_digest
 
     stored = ExecutedPage(slug="p", digest="d1")
     assert not page_signature(FakePage, stored, {}, "shared").endswith(HTML_ONLY)
-    assert page_signature(FakePage, stored, {}, "shared") != page_signature(FakePage, ExecutedPage(slug="p", digest="d2"), {}, "shared")
+    assert page_signature(FakePage, stored, {}, "shared") != page_signature(FakePage,
+                                                                            ExecutedPage(slug="p",
+                                                                                         digest="d2"), {}, "shared")
     assert page_signature(FakePage, ExecutedPage(slug="p"), {}, "shared").endswith(HTML_ONLY)
     # The digest follows what a reader downloads (notebook outputs) but not how the page ran.
     base = {"blocks": {}, "notebook_outputs": {"1": [{"output_type": "stream", "text": "a"}]}, "seconds": 1.0}
