@@ -104,7 +104,8 @@ def check_citations(pages: list[Page], entries: dict, bibliography: str) -> list
 
 def author_checks(pages: list[Page], executed: dict, site, root) -> list[Problem]:
     """The checks of what an author wrote against the site's configuration: themes,
-    citations and figure captions."""
+    citations, figure captions and the contrast of dark figures."""
+    from sitebuild.checks.figure_contrast import check_dark_figures
     from sitebuild.checks.figures import check_figures
     from sitebuild.source.references import load_bibliography
 
@@ -112,5 +113,5 @@ def author_checks(pages: list[Page], executed: dict, site, root) -> list[Problem
     entries = load_bibliography(root / bibliography) if bibliography else {}
     problems = check_themes(pages, site.themes) + check_citations(pages, entries, bibliography)
     for page in pages:
-        problems += check_figures(page, executed.get(page.slug))
+        problems += check_figures(page, executed.get(page.slug)) + check_dark_figures(page, executed.get(page.slug))
     return problems
