@@ -136,3 +136,12 @@ def test_read_pages_collects_every_error(tmp_path):
     pages, errors = read_pages(tmp_path / "explainers", tmp_path)
     assert [p.slug for p in pages] == ["good"]
     assert sorted(e.path for e in errors) == ["explainers/Bad_Name.md", "explainers/bad.md"]
+
+
+def test_every_front_matter_field_is_in_the_readme():
+    from sitebuild.source.read import FrontMatter
+    from site_helpers import REPO
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    missing = [name for name in FrontMatter.__dataclass_fields__ if f"`{name}`" not in readme]
+    assert not missing, f"front-matter fields the README does not name: {missing}"
