@@ -25,7 +25,8 @@ def test_paint_is_inherited_and_an_unset_fill_is_black():
     svg = SVG.format('<g id="axes_1" style="stroke: #ffffff"><path id="p" d="M 0 0 L 1 1 z"/></g>')
     paints = {(m.paint, m.colour) for m in svg_marks(svg)}
     assert paints == {("stroke", "#ffffff"), ("fill", "black")}
-    assert [str(m) for m in faint_marks(svg)] == [f"fill black at axes_1 > p ({contrast_ratio((0, 0, 0), parse_colour(DARK_BACKGROUND)):.2f}:1)"]
+    ratio = contrast_ratio((0, 0, 0), parse_colour(DARK_BACKGROUND))
+    assert [str(m) for m in faint_marks(svg)] == [f"fill black at axes_1 > p ({ratio:.2f}:1)"]
 
 
 def test_a_use_shows_its_targets_own_style_over_its_own():
@@ -115,10 +116,12 @@ def test_a_figure_drawn_too_dark_is_a_warning_naming_its_block(tmp_path):
     source.write_text("---\ntitle: Dim\nsummary: s\n---\n\n```python\nx = 1\n```\n", encoding="utf-8")
     page = read_page(source, tmp_path)
     svg = SVG.format('<g id="line2d_1"><path d="M 0 0 L 9 9" style="stroke: #1f3b73"/></g>')
-    executed = ExecutedPage(slug="dim", blocks={1: [Output("figure", figure="dim-1-0.svg", figure_dark="dim-1-0-dark.svg")]},
-                            figures={"dim-1-0.svg": b"", "dim-1-0-dark.svg": svg.encode()})
+    figure = Output("figure", figure="dim-1-0.svg", figure_dark="dim-1-0-dark.svg")
+    figures = {"dim-1-0.svg": b"", "dim-1-0-dark.svg": svg.encode()}
+    executed = ExecutedPage(slug="dim", blocks={1: [figure]}, figures=figures)
     (problem,) = check_dark_figures(page, executed)
     assert (problem.path, problem.line, problem.severity) == ("explainers/dim.md", 6, "warning")
     ratio = contrast_ratio(parse_colour("#1f3b73"), parse_colour(DARK_BACKGROUND))
-    assert problem.message == FAINT_FIGURE.format(number=1, count=1, minimum=MINIMUM_CONTRAST, background=DARK_BACKGROUND,
+    assert problem.message == FAINT_FIGURE.format(number=1, count=1, minimum=MINIMUM_CONTRAST,
+                                                  background=DARK_BACKGROUND,
                                                   marks=f"stroke #1f3b73 at line2d_1 ({ratio:.2f}:1)")
