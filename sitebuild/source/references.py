@@ -21,7 +21,7 @@ from markdown_it.token import Token
 
 from sitebuild.errors import ConfigError
 from sitebuild.source.tokens import inline_children
-from sitebuild.yamltext import safe_yaml, yaml_errors
+from sitebuild.yamltext import describe_yaml_error, safe_yaml, yaml_errors
 
 CITATION = re.compile(r"\[@([A-Za-z][\w:.-]*)\]")
 ENTRY_ID = re.compile(r"^\s*(?:-\s+)?id:\s*[\"']?([A-Za-z][\w:.-]*)")
@@ -115,9 +115,9 @@ def _read_bibliography(path: Path) -> dict[str, Reference]:
     try:
         raw = safe_yaml(path.read_text(encoding="utf-8")) or []
     except yaml_errors() as error:
-        mark = getattr(error, "problem_mark", None)
-        line = f":{mark.line + 1}" if mark is not None else ""
-        raise ConfigError(f"{path}{line}: not valid YAML ({getattr(error, 'problem', error)}); fix the syntax") from error
+        offset, what, hint = describe_yaml_error(error)
+        line = f":{offset + 1}" if offset is not None else ""
+        raise ConfigError(f"{path}{line}: not valid YAML ({what}); {hint}") from error
     if not isinstance(raw, list):
         raise ConfigError(f"{path}: expected a list of entries (- id: ..., title: ..., year: ...), found {type(raw).__name__}")
     entries: dict[str, Reference] = {}

@@ -38,3 +38,17 @@ def test_an_entry_without_doi_or_url_is_a_warning_naming_it_at_its_line(tmp_path
     found = [str(p) for p in summary.problems if p.path == "explainers/references.yaml"]
     assert found == [f"explainers/references.yaml:6: warning: {NO_LINK.format(key='unlinked')}"]
     assert not run_build(site_config(tmp_path, strict=True)).ok, "under --strict the warning fails the build"
+
+
+def test_a_bibliography_that_is_not_yaml_names_the_line_of_the_open_bracket(tmp_path):
+    import pytest
+
+    from sitebuild.errors import ConfigError
+    from sitebuild.yamltext import YAML_HINTS
+
+    path = tmp_path / "references.yaml"
+    path.write_text(ENTRIES.replace('authors: ["Wellek, S."]', 'authors: ["Wellek, S."'))
+    with pytest.raises(ConfigError) as caught:
+        load_bibliography(path)
+    assert str(caught.value).startswith(f"{path}:7: not valid YAML (")
+    assert str(caught.value).endswith(f"; {YAML_HINTS[0][1]}")
