@@ -156,9 +156,27 @@ def svg_marks(svg: str | bytes, background: str = DARK_BACKGROUND) -> list[Mark]
     return walk.marks
 
 
+#: The faint marks of the SVGs already checked in this process, by digest and settings: a
+#: preview's rebuilds check again only the figures that changed.
+_CHECKED: dict[tuple[str, str, float], list[Mark]] = {}
+CHECKED_KEPT = 1024
+
+
 def faint_marks(svg: str | bytes, background: str = DARK_BACKGROUND, minimum: float = MINIMUM_CONTRAST) -> list[Mark]:
     """The marks of ``svg`` that stand under ``minimum``:1 against ``background``, one per
     colour and group (a line's hundred markers count once)."""
+    import hashlib
+
+    data = svg.encode() if isinstance(svg, str) else svg
+    key = (hashlib.sha256(data).hexdigest(), background, minimum)
+    if key not in _CHECKED:
+        if len(_CHECKED) >= CHECKED_KEPT:
+            _CHECKED.clear()
+        _CHECKED[key] = _faint_marks(data, background, minimum)
+    return list(_CHECKED[key])
+
+
+def _faint_marks(svg: bytes, background: str, minimum: float) -> list[Mark]:
     faint: dict[tuple[str, str, str], Mark] = {}
     for mark in svg_marks(svg, background):
         if mark.ratio < minimum:
