@@ -68,7 +68,8 @@ def cpu_share(watcher: Callable | None, config, paths: list[Path], seconds: floa
     if thread is not None:
         thread.join(timeout=10)
         assert state.version == 0, "a file changed during the measurement: it rebuilt"
-    return (after.user + after.system - before.user - before.system) / (ended - started)
+    used = after.user + after.system - before.user - before.system
+    return max(used, 0.0) / (ended - started)
 
 
 def main() -> None:
