@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import statistics
 import subprocess
 import sys
@@ -72,6 +73,36 @@ def cpu_share(watcher: Callable | None, config, paths: list[Path], seconds: floa
     return max(used, 0.0) / (ended - started)
 
 
+class _Seen(Exception):
+    """Raised from the progress callback: the watcher saw the change (no rebuild follows)."""
+
+
+def detection_delay(watcher: Callable, config, paths: list[Path], touched: Path) -> float:
+    """Seconds from a change of ``touched`` (its modification time moved on, its bytes
+    untouched, then put back) to ``watcher`` announcing it."""
+    state, stop, seen = ServeState(), threading.Event(), {}
+    state.watched = paths
+
+    def progress(line: str) -> None:
+        if line.startswith("change detected"):
+            seen["at"] = time.monotonic()
+            stop.set()
+            raise _Seen
+
+    thread = threading.Thread(target=watcher, args=(config, state, progress, stop, None), daemon=True)
+    thread.start()
+    time.sleep(1.0)
+    before = touched.stat()
+    try:
+        started = time.monotonic()
+        os.utime(touched, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000_000))
+        thread.join(timeout=30)
+    finally:
+        os.utime(touched, ns=(before.st_atime_ns, before.st_mtime_ns))
+        stop.set()
+    return seen["at"] - started
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=10.0, help="length of each measurement")
@@ -87,6 +118,11 @@ def main() -> None:
         order = list(watchers) if round_ % 2 == 0 else list(reversed(watchers))
         for name in order:
             shares[name].append(cpu_share(watchers[name], config, paths, args.seconds))
+    touched = config.source / "permutation-tests.md"
+    delays: dict[str, list[float]] = {name: [] for name in watchers if watchers[name] is not None}
+    for round_ in range(args.rounds):
+        for name in delays if round_ % 2 == 0 else reversed(list(delays)):
+            delays[name].append(detection_delay(watchers[name], config, paths, touched))
     rest = statistics.median(shares["none (the process at rest)"])
     print(f"{len(paths)} watched files; {args.rounds} rounds of {args.seconds:g} s each; "
           f"{psutil.cpu_count()} cores, shared with other work\n")
@@ -96,6 +132,10 @@ def main() -> None:
         median = statistics.median(values)
         print(f"| {name} | {100 * median:.2f} | {100 * (median - rest):.2f} | "
               f"{', '.join(f'{100 * v:.2f}' for v in values)} |")
+    print(f"\n| watcher | a save of {touched.name} -> the watcher sees it, ms (median) | rounds |")
+    print("|---|---|---|")
+    for name, values in delays.items():
+        print(f"| {name} | {1000 * statistics.median(values):.0f} | {', '.join(f'{1000 * v:.0f}' for v in values)} |")
 
 
 if __name__ == "__main__":
