@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ElementTree
 from dataclasses import dataclass
+from functools import lru_cache
 
 from sitebuild.checks.check import Problem
 from sitebuild.execution.executed import ExecutedPage
@@ -138,12 +139,19 @@ class _Walk:
     def add(self, paint: str, colour: str, opacity: float, where: tuple[str, ...]) -> None:
         if opacity < SHADING_OPACITY or colour.startswith("url("):
             return
-        rgb = parse_colour(colour)
-        if contrast_ratio(rgb, self.background) < KNOCKOUT_CONTRAST:
-            return
-        shown = tuple(opacity * c + (1 - opacity) * b for c, b in zip(rgb, self.background))
-        self.marks.append(Mark(paint, colour, opacity, " > ".join(where) or "svg",
-                               contrast_ratio(shown, self.background)))  # type: ignore[arg-type]
+        ratio = _shown_ratio(colour, opacity, self.background)
+        if ratio is not None:
+            self.marks.append(Mark(paint, colour, opacity, " > ".join(where) or "svg", ratio))
+
+
+@lru_cache(maxsize=4096)
+def _shown_ratio(colour: str, opacity: float, background: tuple[float, float, float]) -> float | None:
+    """The contrast of ``colour`` at ``opacity`` over ``background``; None for a knockout."""
+    rgb = parse_colour(colour)
+    if contrast_ratio(rgb, background) < KNOCKOUT_CONTRAST:
+        return None
+    shown = tuple(opacity * c + (1 - opacity) * b for c, b in zip(rgb, background))
+    return contrast_ratio(shown, background)  # type: ignore[arg-type]
 
 
 def svg_marks(svg: str | bytes, background: str = DARK_BACKGROUND) -> list[Mark]:
