@@ -11,8 +11,6 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
-from faircode._metric_table import METRIC_TABLE  # standard library only: no numpy here
-
 __version__ = "0.1.0"
 
 # Public name -> the submodule that defines it.
@@ -38,11 +36,16 @@ _EXPORTS = {
     "METRICS": "faircode.metrics",
     "GroupConfusion": "faircode.metrics",
     "MetricRecord": "faircode.metrics",
+    "accuracy_diff": "faircode.metrics",
     "count_confusion": "faircode.metrics",
+    "demographic_parity_diff": "faircode.metrics",
+    "disparate_impact_ratio": "faircode.metrics",
+    "equal_opportunity_diff": "faircode.metrics",
+    "equalized_odds_diff": "faircode.metrics",
     "fairness_report": "faircode.metrics",
+    "false_positive_rate_diff": "faircode.metrics",
     "metric_records": "faircode.metrics",
-    # one function per entry of the table of metrics
-    **{entry.name: "faircode.metrics" for entry in METRIC_TABLE},
+    "predictive_parity_diff": "faircode.metrics",
     # audits and the benchmark
     "load_manifest": "faircode.manifest",
     "load_audit": "faircode.benchmark",
@@ -68,16 +71,21 @@ if TYPE_CHECKING:
     from faircode.audit_summary import audit_groups, audit_results, results_table, strategy_table
     from faircode.benchmark import load_audit, run_benchmark
     from faircode.manifest import load_manifest
-
-    # The metric functions are made from the table of metrics (faircode._metric_table).
     from faircode.metrics import (
         COLUMNS,
         METRICS,
         GroupConfusion,
         MetricRecord,
+        accuracy_diff,
         count_confusion,
+        demographic_parity_diff,
+        disparate_impact_ratio,
+        equal_opportunity_diff,
+        equalized_odds_diff,
         fairness_report,
+        false_positive_rate_diff,
         metric_records,
+        predictive_parity_diff,
     )
     from faircode.models import build_model
     from faircode.plots import forest_panels, forest_plot, null_histogram, power_curve, spread_plot

@@ -25,8 +25,11 @@ def bytes_digest(data: bytes) -> str:
 
 def file_digest(path: Path) -> str:
     """sha256 of a file's bytes."""
+    digest = hashlib.sha256()
     with open(path, "rb") as handle:
-        return hashlib.file_digest(handle, "sha256").hexdigest()
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
 
 
 def combined_digest(*parts: str) -> str:

@@ -159,10 +159,8 @@ def larger_gap_interval(low_1, high_1, low_2, high_2):
     is the smallest interval holding them all, so it holds the larger gap whenever both
     component intervals hold theirs.
     """
-    low_1, high_1, low_2, high_2 = np.broadcast_arrays(
-        *(np.asarray(v, dtype=float) for v in (low_1, high_1, low_2, high_2)))
-    pieces = [_outside(low_1, high_1, _nearest_zero(low_2, high_2)),
-              _outside(low_2, high_2, _nearest_zero(low_1, high_1))]
+    low_1, high_1, low_2, high_2 = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (low_1, high_1, low_2, high_2)))
+    pieces = [_outside(low_1, high_1, _nearest_zero(low_2, high_2)), _outside(low_2, high_2, _nearest_zero(low_1, high_1))]
     lows = np.stack([lo for piece in pieces for lo, _ in piece])
     highs = np.stack([hi for piece in pieces for _, hi in piece])
     empty = lows > highs

@@ -6,15 +6,8 @@ import difflib
 from pathlib import Path
 from typing import Any
 
-from faircode._manifest_schema import (
-    DataSpec,
-    DeployedScore,
-    Derivation,
-    GroupRule,
-    LabelSpec,
-    ProtectedAttribute,
-    RowFilter,
-)
+from faircode._manifest_schema import (DataSpec, DeployedScore, Derivation, GroupRule, LabelSpec,
+                                       ProtectedAttribute, RowFilter)
 
 TOP_LEVEL_KEYS = (
     "name", "slug", "description", "data", "derive", "label", "protected_attributes",
@@ -172,8 +165,7 @@ def _label(raw: Any, problems: _Problems) -> LabelSpec:
 def _attributes(raw: Any, problems: _Problems) -> list[ProtectedAttribute]:
     if not isinstance(raw, dict) or not raw:
         if raw is not None:
-            problems.add("protected_attributes",
-                         "a mapping of attribute name to {column, disadvantaged, advantaged}", raw)
+            problems.add("protected_attributes", "a mapping of attribute name to {column, disadvantaged, advantaged}", raw)
         return []
     attributes = []
     for name, spec in raw.items():

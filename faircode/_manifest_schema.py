@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 
+
 @dataclass(frozen=True)
 class GroupRule:
     """Which values of a column belong to a group: a list of values or numeric bounds."""

@@ -16,15 +16,7 @@ import numpy as np
 
 from faircode import _exact, _intervals, _monte_carlo
 from faircode._checks import check_random_state
-from faircode._metric_table import METRIC_TABLE
-from faircode._report import (
-    SMALL_SAMPLE_SIZE,
-    Settings,
-    SignificanceReport,
-    binary_report,
-    percentile_interval,
-    planned_gap,
-)
+from faircode._report import SMALL_SAMPLE_SIZE, Settings, SignificanceReport, binary_report, percentile_interval, planned_gap
 from faircode._stratified import stratified_binary_report
 
 Counts = tuple[int, int, int, int]
@@ -105,8 +97,13 @@ _RATES = {
     ),
     "accuracy": _Rate(lambda c: c.tp + c.tn, lambda c: c.total, "rows", "accuracy"),
 }
-#: The kind of each metric and the rates it compares, from the one table of metrics.
-_ENTRIES = {entry.name: entry for entry in METRIC_TABLE}
+_GAP_METRICS = {
+    "demographic_parity_diff": "selection",
+    "equal_opportunity_diff": "tpr",
+    "false_positive_rate_diff": "fpr",
+    "predictive_parity_diff": "precision",
+    "accuracy_diff": "accuracy",
+}
 
 
 @dataclass(frozen=True)
@@ -229,19 +226,17 @@ def compute_records(names: list[str], tables: Sequence[Tables], options: Options
 
 
 def _compute_record(name: str, dis, adv, options: Options, tests: _Tests | None) -> MetricRecord:
-    kind = _ENTRIES[name].kind
-    if kind == "larger gap":
+    if name == "equalized_odds_diff":
         return _equalized_odds_record(dis, adv, options, tests)
-    if kind == "ratio":
+    if name == "disparate_impact_ratio":
         return _ratio_record(dis, adv, options, tests)
-    return _gap_record(name, _rate_of(name), dis, adv, options, tests)
+    return _gap_record(name, _RATES[_GAP_METRICS[name]], dis, adv, options, tests)
 
 
 def _tests(names: list[str], dis: GroupConfusion, adv: GroupConfusion, options: Options, p_values: PValues):
     first_counts = [_strata(dis, adv)[0] if name == "equalized_odds_diff" else _counts(_rate_of(name), dis, adv)
                     for name in names]
-    restarted = options.restarts and options.bootstrap
-    repeated = {c for c in first_counts if first_counts.count(c) > 1} if restarted else set()
+    repeated = {c for c in first_counts if first_counts.count(c) > 1} if options.restarts and options.bootstrap else set()
     return _Tests(options, p_values, repeated)
 
 
@@ -267,7 +262,7 @@ def _exact_p_values(names: list[str], tables: Sequence[Tables]) -> PValues:
 
 
 def _rate_of(name: str) -> _Rate:
-    return _RATES[_ENTRIES[name].rates[0]]
+    return _RATES["selection" if name == "disparate_impact_ratio" else _GAP_METRICS[name]]
 
 
 def _counts(rate: _Rate, dis: GroupConfusion, adv: GroupConfusion) -> Counts:

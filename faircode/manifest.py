@@ -36,36 +36,12 @@ from pathlib import Path
 
 import yaml
 
-from faircode._manifest_fields import (
-    REQUIRED_KEYS,
-    TOP_LEVEL_KEYS,
-    _attributes,
-    _check_not_dropped,
-    _data_spec,
-    _derivations,
-    _expected,
-    _filters,
-    _integer,
-    _intersections,
-    _label,
-    _names,
-    _number,
-    _primary,
-    _Problems,
-    _scores,
-    _text,
-)
-from faircode._manifest_schema import (
-    DataSpec,
-    DeployedScore,
-    Derivation,
-    GroupRule,
-    LabelSpec,
-    Manifest,
-    ProtectedAttribute,
-    RowFilter,
-    intersection_name,
-)
+from faircode._manifest_fields import (REQUIRED_KEYS, TOP_LEVEL_KEYS, _attributes, _check_not_dropped,
+                                       _data_spec, _derivations, _expected, _filters, _integer,
+                                       _intersections, _label, _names, _number, _primary, _Problems,
+                                       _scores, _text)
+from faircode._manifest_schema import (DataSpec, DeployedScore, Derivation, GroupRule, LabelSpec, Manifest,
+                                       ProtectedAttribute, RowFilter, intersection_name)
 from faircode.exceptions import ManifestError
 
 __all__ = ["DataSpec", "DeployedScore", "Derivation", "GroupRule", "LabelSpec", "Manifest", "ProtectedAttribute",

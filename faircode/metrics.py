@@ -4,7 +4,18 @@ Inputs: ``y_true`` and ``y_pred`` (0/1; 1 is the label's positive class) and a g
 (1 = disadvantaged, 0 = advantaged, any other value or NaN = left out). Every gap is
 signed **disadvantaged minus advantaged**; the ratio is **disadvantaged / advantaged**.
 
-{metrics_table}
+=========================  =====================================  =======================
+metric                     rate compared                          rows it is measured on
+=========================  =====================================  =======================
+demographic_parity_diff    selection rate P(y_pred = 1)           all rows
+disparate_impact_ratio     selection rate, as a ratio             all rows
+equal_opportunity_diff     true positive rate P(y_pred=1 | y=1)   rows with y_true = 1
+false_positive_rate_diff   false positive rate P(y_pred=1 | y=0)  rows with y_true = 0
+equalized_odds_diff        the larger |gap| of TPR and FPR,       all rows (two strata)
+                           with its sign (TPR on a tie)
+predictive_parity_diff     precision P(y = 1 | y_pred = 1)        rows with y_pred = 1
+accuracy_diff              accuracy P(y_pred = y_true)            all rows
+=========================  =====================================  =======================
 
 Each metric returns a :class:`MetricRecord`: the value, both groups' rates, the rows
 counted in each group (those the metric is measured on), ``small_sample_warning`` (a
@@ -29,7 +40,7 @@ attribute into one tidy DataFrame.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -44,6 +55,8 @@ from faircode._checks import (
     check_random_state,
     check_same_length,
 )
+from faircode._multiple_testing import ADJUSTMENTS, adjust_p_values
+from faircode.exceptions import InvalidInputError
 from faircode._metric_records import (
     NOTE_EMPTY,
     NOTE_LARGER_GAP,
@@ -56,9 +69,6 @@ from faircode._metric_records import (
     compute_records,
     confusion_from_codes,
 )
-from faircode._metric_table import METRIC_TABLE, MetricEntry, metrics_table
-from faircode._multiple_testing import ADJUSTMENTS, adjust_p_values
-from faircode.exceptions import InvalidInputError
 
 COLUMNS = (
     "protected_attribute",
@@ -83,11 +93,19 @@ COLUMNS = (
 ADJUSTED_COLUMNS = ("p_adjusted", "significant_adjusted")
 """The columns :func:`fairness_report` adds with ``adjust=``, after ``significant``."""
 
-SHARED_TESTS = {entry.name: entry.shares_test for entry in METRIC_TABLE if entry.shares_test}
+SHARED_TESTS = {"disparate_impact_ratio": "demographic_parity_diff"}
 """Metrics whose test is another metric's: the ratio's p-value is the selection-rate gap's."""
 
-METRICS = tuple(entry.name for entry in METRIC_TABLE)
-"""Every metric faircode computes, in report order (see :data:`faircode._metric_table.METRIC_TABLE`)."""
+METRICS = (
+    "demographic_parity_diff",
+    "disparate_impact_ratio",
+    "equal_opportunity_diff",
+    "false_positive_rate_diff",
+    "equalized_odds_diff",
+    "predictive_parity_diff",
+    "accuracy_diff",
+)
+"""Every metric faircode computes, in report order."""
 
 __all__ = [
     "ADJUSTED_COLUMNS",
@@ -101,11 +119,17 @@ __all__ = [
     "SHARED_TESTS",
     "GroupConfusion",
     "MetricRecord",
+    "accuracy_diff",
     "count_confusion",
+    "demographic_parity_diff",
+    "disparate_impact_ratio",
+    "equal_opportunity_diff",
+    "equalized_odds_diff",
     "family_p_values",
     "fairness_report",
+    "false_positive_rate_diff",
     "metric_records",
-    *METRICS,
+    "predictive_parity_diff",
 ]
 
 
@@ -324,21 +348,172 @@ def _with_adjusted(table: pd.DataFrame, method: str, alpha: float) -> pd.DataFra
     return table
 
 
-def _metric_function(entry: MetricEntry) -> Callable[..., MetricRecord]:
-    """The public function of one metric of the table: ``name(y_true, y_pred, group, **options)``."""
+def demographic_parity_diff(y_true, y_pred, group, **options) -> MetricRecord:
+    """Selection rate of the disadvantaged group minus the advantaged group's, on all rows.
 
-    def metric(y_true, y_pred, group, **options) -> MetricRecord:
-        return _single(entry.name, y_true, y_pred, group, options)
+    Parameters
+    ----------
+    y_true, y_pred : list, numpy array or pandas Series of 0/1
+        True and predicted labels (y_true is validated but does not enter the rate).
+    group : list, numpy array or pandas Series
+        1 = disadvantaged, 0 = advantaged, missing (NaN) = left out.
+    **options
+        ``significance``, ``n_resamples``, ``n_permutations``, ``confidence``, ``alpha``,
+        ``random_state``, ``ci_method`` as in :func:`fairness_report`.
 
-    metric.__name__ = metric.__qualname__ = entry.name
-    metric.__doc__ = entry.doc
-    return metric
+    Returns
+    -------
+    MetricRecord
+
+    See Also
+    --------
+    disparate_impact_ratio : the same rates as a ratio.
+    fairness_report : every metric in one table.
+
+    Examples
+    --------
+    >>> from faircode.metrics import demographic_parity_diff
+    >>> record = demographic_parity_diff([0] * 8, [1, 1, 1, 0, 1, 0, 0, 0], [1, 1, 1, 1, 0, 0, 0, 0],
+    ...                                  significance=True)
+    >>> round(record.value, 2), round(record.ci_low, 3), round(record.ci_high, 3), record.ci_method
+    (0.5, -0.2, 0.867, 'agresti_caffo')
+    """
+    return _single("demographic_parity_diff", y_true, y_pred, group, options)
 
 
-for _entry in METRIC_TABLE:  # one public function per metric, named as the table says
-    globals()[_entry.name] = _metric_function(_entry)
-del _entry
-__doc__ = __doc__.replace("{metrics_table}", metrics_table())
+def disparate_impact_ratio(y_true, y_pred, group, **options) -> MetricRecord:
+    """Selection rate of the disadvantaged group divided by the advantaged group's.
+
+    NaN when the advantaged rate is 0. Parameters and result as
+    :func:`demographic_parity_diff`; the interval is the score interval of a ratio of
+    two proportions (``ci_method`` "miettinen_nurminen_ratio").
+
+    See Also
+    --------
+    demographic_parity_diff : the same rates as a gap, with the same test.
+
+    Examples
+    --------
+    >>> from faircode.metrics import disparate_impact_ratio
+    >>> group = [1] * 50 + [0] * 50
+    >>> y_pred = [1] * 20 + [0] * 30 + [1] * 30 + [0] * 20
+    >>> record = disparate_impact_ratio([0] * 100, y_pred, group, significance=True)
+    >>> round(record.value, 3), round(record.ci_low, 3), round(record.ci_high, 3)
+    (0.667, 0.436, 0.994)
+    """
+    return _single("disparate_impact_ratio", y_true, y_pred, group, options)
+
+
+def equal_opportunity_diff(y_true, y_pred, group, **options) -> MetricRecord:
+    """True positive rate gap (disadvantaged minus advantaged), on the y_true = 1 rows.
+
+    Parameters and result as :func:`demographic_parity_diff`.
+
+    See Also
+    --------
+    equalized_odds_diff : the larger of this gap and the false positive rate's.
+
+    Examples
+    --------
+    >>> from faircode.metrics import equal_opportunity_diff
+    >>> record = equal_opportunity_diff([1, 1, 1, 0, 1, 1, 1, 0], [1, 0, 0, 1, 1, 1, 1, 0],
+    ...                                 [1, 1, 1, 1, 0, 0, 0, 0])
+    >>> round(record.value, 3), record.n_disadvantaged
+    (-0.667, 3)
+    """
+    return _single("equal_opportunity_diff", y_true, y_pred, group, options)
+
+
+def false_positive_rate_diff(y_true, y_pred, group, **options) -> MetricRecord:
+    """False positive rate gap (disadvantaged minus advantaged), on the y_true = 0 rows.
+
+    Parameters and result as :func:`demographic_parity_diff`.
+
+    See Also
+    --------
+    equalized_odds_diff : the larger of this gap and the true positive rate's.
+
+    Examples
+    --------
+    >>> from faircode.metrics import false_positive_rate_diff
+    >>> record = false_positive_rate_diff([0, 0, 0, 1, 0, 0, 0, 1], [1, 1, 0, 1, 0, 0, 1, 1],
+    ...                                   [1, 1, 1, 1, 0, 0, 0, 0])
+    >>> round(record.value, 3), record.n_disadvantaged
+    (0.333, 3)
+    """
+    return _single("false_positive_rate_diff", y_true, y_pred, group, options)
+
+
+def equalized_odds_diff(y_true, y_pred, group, **options) -> MetricRecord:
+    """The larger |gap| of the true and false positive rates, with its sign.
+
+    The rates in the record are those of the component whose gap is reported (the true
+    positive rate on a tie), ``note`` names it, and the counts are all rows. With
+    ``significance=True`` the p-value is the stratified permutation test of the larger
+    |gap| (labels shuffled within y = 1 and within y = 0 rows), and the interval covers
+    the signed larger gap: the two rates' intervals at the Sidak level, combined
+    (``ci_method`` "sidak_agresti_caffo"; see :mod:`faircode._stratified`). Parameters
+    as :func:`demographic_parity_diff`.
+
+    See Also
+    --------
+    faircode.significance.stratified_permutation_test : the test.
+
+    Examples
+    --------
+    >>> from faircode.metrics import equalized_odds_diff
+    >>> y_true = [1] * 20 + [0] * 20 + [1] * 20 + [0] * 20
+    >>> y_pred = [1] * 16 + [0] * 4 + [1] * 6 + [0] * 14 + [1] * 10 + [0] * 10 + [1] * 4 + [0] * 16
+    >>> group = [1] * 40 + [0] * 40
+    >>> record = equalized_odds_diff(y_true, y_pred, group, significance=True)
+    >>> round(record.value, 2), record.note
+    (0.3, "the larger gap is the true positive rate's")
+    >>> round(record.ci_low, 3), round(record.ci_high, 3), record.ci_method
+    (-0.208, 0.584, 'sidak_agresti_caffo')
+    """
+    return _single("equalized_odds_diff", y_true, y_pred, group, options)
+
+
+def predictive_parity_diff(y_true, y_pred, group, **options) -> MetricRecord:
+    """Precision gap (disadvantaged minus advantaged), on the y_pred = 1 rows.
+
+    Parameters and result as :func:`demographic_parity_diff`. Each precision is a
+    proportion among the group's predicted positives, so the interval is that of two
+    proportions, on those rows.
+
+    See Also
+    --------
+    fairness_report : every metric in one table.
+
+    Examples
+    --------
+    >>> from faircode.metrics import predictive_parity_diff
+    >>> record = predictive_parity_diff([1, 0, 0, 1, 1, 1, 0, 0], [1, 1, 1, 0, 1, 1, 0, 0],
+    ...                                 [1, 1, 1, 1, 0, 0, 0, 0])
+    >>> round(record.value, 3), record.n_disadvantaged
+    (-0.667, 3)
+    """
+    return _single("predictive_parity_diff", y_true, y_pred, group, options)
+
+
+def accuracy_diff(y_true, y_pred, group, **options) -> MetricRecord:
+    """Accuracy gap (disadvantaged minus advantaged), on all rows.
+
+    Parameters and result as :func:`demographic_parity_diff`.
+
+    See Also
+    --------
+    fairness_report : every metric in one table.
+
+    Examples
+    --------
+    >>> from faircode.metrics import accuracy_diff
+    >>> record = accuracy_diff([1, 0, 0, 1, 1, 1, 0, 0], [1, 1, 1, 0, 1, 1, 0, 0],
+    ...                        [1, 1, 1, 1, 0, 0, 0, 0])
+    >>> round(record.value, 2)
+    -0.75
+    """
+    return _single("accuracy_diff", y_true, y_pred, group, options)
 
 
 def _checked_labels(y_true, y_pred) -> tuple[np.ndarray, np.ndarray]:

@@ -8,7 +8,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
-from sitebuild.config import BuildConfig
+from sitebuild.config import BuildConfig, check_templates
 from sitebuild.errors import ConfigError, write_failures
 from sitebuild.store.stamp import STAMP_FILE, fingerprint, is_up_to_date
 
@@ -223,8 +223,9 @@ def run_build(config: BuildConfig, *, check_only: bool = False, progress: Progre
     those marks with its own (slug -> marks, see :data:`sitebuild.render.render.PageMarks`)."""
     from sitebuild.output.folders import build_locks, check_build_folders, remove_leftovers
 
+    check_templates(config.templates)
     check_build_folders(None if check_only else config.out, config.cache_dir, config.root,
-                        (config.source, config.templates), None if check_only else config.templates)
+                        (config.source, config.templates))
     with write_failures(), build_locks(config.out, config.cache_dir, progress):
         if not check_only:
             for leftover in remove_leftovers(config.out):

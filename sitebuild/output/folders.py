@@ -18,7 +18,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterator
 
-from sitebuild.errors import ConfigError, FolderRefused
+from sitebuild.errors import FolderRefused
 
 OUTPUT_MARKER = ".sitebuild-output"
 CACHE_MARKER = ".sitebuild-cache"
@@ -35,9 +35,6 @@ OVERLAP = ("--out {out} and --cache-dir {cache}: refused, {relation}; nothing wa
            "Give the site and the cache a folder each, neither inside the other")
 SAME, OUT_IN_CACHE, CACHE_IN_OUT = ("they are the same folder", "the output is inside the cache",
                                     "the cache is inside the output")
-#: A writing build without its templates.
-NO_TEMPLATES = ("{templates}: no such folder; the site is rendered with the Jinja templates kept there. Restore it "
-                "(for example `git checkout -- templates`) or point --root at the project; nothing was changed")
 NOT_A_FOLDER = "{option} {folder}: expected a folder, found a file; nothing was changed"
 NOT_OURS = ("{option} {folder}: this folder was not made by the build (it has no {marker} file) and is not empty, "
             "so it is never replaced or deleted; nothing was changed. Choose another folder, or empty it yourself")
@@ -111,15 +108,11 @@ def tracked_place(folder: Path, root: Path) -> Path | None:
     return top if listed.returncode == 0 and listed.stdout else None
 
 
-def check_build_folders(out: Path | None, cache_dir: Path, root: Path, sources: tuple[Path, ...],
-                        templates: Path | None = None) -> None:
-    """Every refusal of a build's folders, before anything is touched: the ``templates``
-    (when given) must be there, the output (``None`` when nothing is written) and the
-    cache must be apart, neither may be, hold or lie inside a source folder, the output
-    may not lie inside a folder git tracks, and each must be missing, empty or the
-    engine's."""
-    if templates is not None and not templates.is_dir():
-        raise ConfigError(NO_TEMPLATES.format(templates=templates.resolve()))
+def check_build_folders(out: Path | None, cache_dir: Path, root: Path, sources: tuple[Path, ...]) -> None:
+    """Every refusal of a build's folders, before anything is touched: the output
+    (``None`` when nothing is written) and the cache must be apart, neither may be, hold
+    or lie inside a source folder, the output may not lie inside a folder git tracks, and
+    each must be missing, empty or the engine's."""
     if out is not None:
         check_apart(out, cache_dir)
         check_folder(out, OUTPUT_MARKER, "--out", (root,), sources)

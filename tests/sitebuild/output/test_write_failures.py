@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 from site_helpers import REPO, TEMPLATES
 
+from sitebuild.config import NO_TEMPLATES, TEMPLATE_FILES
 from sitebuild.errors import WRITE_ADVICE, WRITE_FAILED
-from sitebuild.output.folders import NO_TEMPLATES
 
 PAGE = "---\ntitle: Failures\nsummary: A page of the write failure tests.\n---\n\n{prose}\n"
 
@@ -161,5 +161,6 @@ def test_a_root_without_templates_is_one_line_and_keeps_the_site(tmp_path):
     shutil.rmtree(root / "templates")
     done = subprocess.run(build_command(root, out, cache), capture_output=True, text=True)
     assert done.returncode == 2
-    assert done.stderr.splitlines() == [f"error: {NO_TEMPLATES.format(templates=root / 'templates')}"]
+    expected = NO_TEMPLATES.format(path=root / "templates", names=", ".join(TEMPLATE_FILES))
+    assert done.stderr.splitlines() == [f"error: {expected}"]
     assert snapshot(out) == before
