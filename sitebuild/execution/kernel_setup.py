@@ -389,8 +389,8 @@ def _sb_by_importer(frame):
         while frame is not None and frame.f_code.co_filename.endswith(("pkgutil.py", "functools.py")):
             frame = frame.f_back
         return frame is None or not _sb_is_page_code(frame.f_code.co_filename)
-    return name.startswith("<frozen") or "/importlib/" in name or "importlib_metadata" in name \
-        or name.endswith("zipimport.py")
+    return name.startswith(("<frozen importlib", "<frozen zipimport")) or "/importlib/" in name \
+        or "importlib_metadata" in name or name.endswith("zipimport.py")
 
 
 def _sb_by_linecache(frame):
