@@ -551,6 +551,17 @@ def _sb_asked_by_page(frame):
     return frame is not None and _sb_is_page_code(frame.f_code.co_filename)
 
 
+def _sb_replace_os(name, function):
+    """Put ``function`` in place of ``os.<name>``, also in the sets that say what it
+    supports (``os.open in os.supports_dir_fd`` stays true: shutil.rmtree asks)."""
+    real = getattr(_sb_os, name)
+    for supports in (_sb_os.supports_dir_fd, _sb_os.supports_fd, _sb_os.supports_follow_symlinks,
+                     _sb_os.supports_effective_ids):
+        if real in supports:
+            supports.add(function)
+    setattr(_sb_os, name, function)
+
+
 def _sb_watch_stat():
     """Record the files the page asks about (os.stat, os.lstat, os.access, and so
     os.path.exists, isfile, getsize and pathlib's checks): a file it found missing joins
@@ -570,7 +581,8 @@ def _sb_watch_stat():
             return real(path, *args, dir_fd=dir_fd, **kwargs)
         checked.__name__, checked.__doc__ = real.__name__, real.__doc__
         return checked
-    _sb_os.stat, _sb_os.lstat, _sb_os.access = watched(_sb_os.stat), watched(_sb_os.lstat), watched(_sb_os.access)
+    for name in ("stat", "lstat", "access"):
+        _sb_replace_os(name, watched(getattr(_sb_os, name)))
 
 
 def _sb_watch_dir_fd_open():
@@ -590,7 +602,7 @@ def _sb_watch_dir_fd_open():
         finally:
             _SB_QUIET.discard(thread)
     open.__doc__ = _SB_REAL_OPEN.__doc__
-    _sb_os.open = open
+    _sb_replace_os("open", open)
 
 
 def _sb_startup_files():

@@ -72,14 +72,16 @@ def test_the_files_a_page_writes_are_recorded(tmp_path):
         shutil.copyfile("data/source.txt", "out/moved-first.txt")
         shutil.move("out/moved-first.txt", "out/moved.txt")
         os.symlink("copied.txt", "out/link.txt")
-        print("wrote", len(os.listdir("out")))
+        shutil.rmtree("out/old")
+        print("wrote", len(os.listdir("out")), os.open in os.supports_dir_fd, shutil.rmtree.avoids_symlink_attacks)
     """)
-    (root / "out").mkdir()
+    (root / "out" / "old").mkdir(parents=True)
+    (root / "out" / "old" / "stale.txt").write_text("")
     first = build(root)
-    assert "wrote 8" in output(root, "writer")
+    assert "wrote 8 True True" in output(root, "writer"), "the watched os functions keep what they support"
     writes = set(recorded(root, "writer")["writes"])
     assert {"out/opened.txt", "data/log.txt", "out/flags.txt", "out/text.txt", "out/bytes.bin", "out/replaced.txt",
-            "out/copied.txt", "out/moved.txt", "out/link.txt"} <= writes
+            "out/copied.txt", "out/moved.txt", "out/link.txt", "out/old/stale.txt"} <= writes
     assert "data/source.txt" not in writes
     assert row(first, "writer").reason == "new page"
 
@@ -193,6 +195,7 @@ def test_spawned_children_and_ctypes_are_warned_about(tmp_path, kind):
     assert "inputs: [path or glob, ...]" in found[0]
     expected = "it called `fclose`, `fopen` through ctypes" if kind == "ctypes" else "(files a subprocess reads"
     assert expected in found[0]
+    assert build(root).up_to_date, "loky reads the whole environment, and it has not changed"
 
 
 def test_a_declared_input_silences_the_spawn_warning(tmp_path):
