@@ -34,23 +34,28 @@ from faircode.power import minimum_detectable_gap, power_at_gap, simulated_power
 ALPHA, POWER = 0.05, 0.80
 multiplier = norm.ppf(1 - ALPHA / 2) + norm.ppf(POWER)
 print(f"multiplier z(1 - alpha/2) + z(power) = {multiplier:.3f}")
-print("detectable gap for two equal groups (rate 0.5):")
+print("detectable gap for two equal groups (rate 0.5), normal formula and exact test:")
 for n in (25, 50, 100, 200, 500, 1000, 5000):
     by_hand = multiplier * np.sqrt(0.5 * 0.5 * (2 / n))
-    print(f"  {n:5d} per group: {minimum_detectable_gap(n, n, alpha=ALPHA, power=POWER):.3f}"
-          f" (by hand {by_hand:.3f})")
+    normal = minimum_detectable_gap(n, n, alpha=ALPHA, power=POWER, method="normal")
+    exact = f"{minimum_detectable_gap(n, n, alpha=ALPHA, power=POWER, method='exact'):.3f}" if n <= 200 else "-"
+    print(f"  {n:5d} per group: normal {normal:.3f} (by hand {by_hand:.3f}), exact test {exact}")
 _figures(2)
 
-# --- block 3 (explainers/minimum-detectable-gap.md, line 79) ---
-print("planted gap = the detectable gap; share of 4,000 simulated audits that detect it:")
+# --- block 3 (explainers/minimum-detectable-gap.md, line 90) ---
+print("planted gap = the normal formula's detectable gap; power of the exact test:")
+check = {}
 for n in (25, 100, 500, 1000):
-    gap = minimum_detectable_gap(n, n)
+    gap = minimum_detectable_gap(n, n, method="normal")
     detected = simulated_power(n, n, gap, n_sim=4000, random_state=n)
-    formula = power_at_gap(n, n, gap)
-    print(f"  {n:5d} per group, gap {gap:.3f}: detected in {detected:.1%} (formula: {formula:.1%})")
+    exact_power = power_at_gap(n, n, gap, method="exact") if n <= 100 else None
+    check[n] = (gap, detected, exact_power)
+    exact_text = f"exact power {exact_power:.1%}; " if exact_power is not None else ""
+    print(f"  {n:5d} per group, gap {gap:.3f}: detected in {detected:.1%} of 4,000 simulated audits"
+          f" ({exact_text}formula: {power_at_gap(n, n, gap, method='normal'):.1%})")
 _figures(3)
 
-# --- block 4 (explainers/minimum-detectable-gap.md, line 101) ---
+# --- block 4 (explainers/minimum-detectable-gap.md, line 119) ---
 results = pd.read_csv("results/results_fairness.csv")
 rows = results[(results.strategy == "unawareness_proxy_removal")
                & (results.model == "logistic_regression")
@@ -75,7 +80,7 @@ for r in rows.sort_values("detectable", ascending=False).itertuples():
           f" {r.detectable:10.3f} {own:>11} {r.value:+9.3f} {p_value:>9}")
 _figures(4)
 
-# --- block 5 (explainers/minimum-detectable-gap.md, line 154) ---
+# --- block 5 (explainers/minimum-detectable-gap.md, line 172) ---
 import matplotlib.pyplot as plt
 from faircode.plots import power_curve
 
