@@ -120,6 +120,7 @@ for strategy in ("unawareness_proxy_removal", "reweighing", "group_thresholds"):
              - (decisions["baseline"][y].mean() - decisions["baseline"][o].mean()) for y, o in draws]
     changes[strategy] = (refit[strategy] - refit["baseline"], *np.quantile(moved, [0.025, 0.975]))
 print("refit gaps match results/: " + str(all(abs(refit[s] - parity.loc[s, "value"]) < 1e-9 for s in refit)))
+names = {"unawareness_proxy_removal": "unawareness", "reweighing": "reweighing", "group_thresholds": "group thresholds"}
 for strategy, (change, low, high) in changes.items():
-    print(f"{strategy:26s} change in the age gap {change:+.3f} (paired interval {low:+.3f} to {high:+.3f})")
+    print(f"{names[strategy]:17s} change in the age gap {change:+.3f} (paired interval {low:+.3f} to {high:+.3f})")
 _figures(6)

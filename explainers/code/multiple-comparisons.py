@@ -35,6 +35,9 @@ results = pd.read_csv("results/results_fairness.csv")
 rows = results[(results.audit == "benefits_denial") & (results.strategy == "group_thresholds")
                & (results.model == "logistic_regression") & (results.seed == 42)]
 rows = rows[rows.p_value.notna()]
+baseline_rows = results[(results.audit == "benefits_denial") & (results.strategy == "baseline")
+                        & (results.model == "logistic_regression") & (results.seed == 42)]
+baseline_rows = baseline_rows.set_index(["protected_attribute", "metric"])
 # the ratio of selection rates is tested by the selection-rate gap's test: one test, counted once
 family = rows[rows.metric != "disparate_impact_ratio"].reset_index(drop=True)
 p = family.p_value.to_numpy()
@@ -48,7 +51,7 @@ difference = np.max(np.abs(holm - family.p_adjusted.to_numpy()))
 print(f"largest difference from the benchmark's p_adjusted column: {difference:.1e}")
 _figures(1)
 
-# --- block 2 (explainers/multiple-comparisons.md, line 101) ---
+# --- block 2 (explainers/multiple-comparisons.md, line 107) ---
 def holm_by_hand(p_values):
     """Holm's step-down adjusted p-values, in the input order."""
     p_values = np.asarray(p_values, dtype=float)
@@ -64,7 +67,7 @@ def holm_by_hand(p_values):
 print(f"hand-written Holm against faircode: largest difference {np.max(np.abs(holm_by_hand(p) - holm)):.1e}")
 _figures(2)
 
-# --- block 3 (explainers/multiple-comparisons.md, line 120) ---
+# --- block 3 (explainers/multiple-comparisons.md, line 126) ---
 family = family.assign(holm=holm, bh=bh)
 flagged = family[family.p_value < ALPHA].sort_values("p_value", ascending=False)
 by_test = flagged.set_index(["protected_attribute", "metric"])
@@ -77,7 +80,7 @@ for r in flagged.itertuples():
         break
 _figures(3)
 
-# --- block 4 (explainers/multiple-comparisons.md, line 148) ---
+# --- block 4 (explainers/multiple-comparisons.md, line 154) ---
 from faircode.benchmark import load_audit
 from faircode.metrics import fairness_report, family_p_values
 from faircode.models import build_model
@@ -106,7 +109,7 @@ print(f"  raw p < {ALPHA}: {rate_raw:.1%} | Holm: {rate_holm:.1%} | Benjamini-Ho
 print(f"  as many independent tests would give: {independent:.1%}")
 _figures(4)
 
-# --- block 5 (explainers/multiple-comparisons.md, line 194) ---
+# --- block 5 (explainers/multiple-comparisons.md, line 200) ---
 import matplotlib.pyplot as plt
 
 m = len(p)
