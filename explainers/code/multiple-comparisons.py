@@ -68,19 +68,22 @@ print(f"hand-written Holm against faircode: largest difference {np.max(np.abs(ho
 _figures(2)
 
 # --- block 3 (explainers/multiple-comparisons.md, line 126) ---
+from faircode.audit_summary import METRIC_LABELS
+
 family = family.assign(holm=holm, bh=bh)
 flagged = family[family.p_value < ALPHA].sort_values("p_value", ascending=False)
 by_test = flagged.set_index(["protected_attribute", "metric"])
 verdict = lambda q: "yes" if q < ALPHA else "no"
-print(f"{'attribute':16s} {'metric':25s} {'value':>7} {'raw p':>8} {'Holm p':>7} {'BH p':>7}  Holm BH")
+print(f"{'attribute':16s} {'metric':22s} {'value':>7} {'raw p':>8} {'Holm p':>7} {'BH p':>7}  Holm BH")
 for r in flagged.itertuples():
-    print(f"{r.protected_attribute:16s} {r.metric:25s} {r.value:+7.3f} {r.p_value:8.4f} {r.holm:7.3f} "
+    attribute = r.protected_attribute.replace("_x_", " by ").replace("_", " ")
+    print(f"{attribute:16s} {METRIC_LABELS[r.metric]:22s} {r.value:+7.3f} {r.p_value:8.4f} {r.holm:7.3f} "
           f"{r.bh:7.3f}  {verdict(r.holm):>4} {verdict(r.bh):>2}")
     if r.holm < ALPHA:
         break
 _figures(3)
 
-# --- block 4 (explainers/multiple-comparisons.md, line 154) ---
+# --- block 4 (explainers/multiple-comparisons.md, line 157) ---
 from faircode.benchmark import load_audit
 from faircode.metrics import fairness_report, family_p_values
 from faircode.models import build_model
@@ -109,7 +112,7 @@ print(f"  raw p < {ALPHA}: {rate_raw:.1%} | Holm: {rate_holm:.1%} | Benjamini-Ho
 print(f"  as many independent tests would give: {independent:.1%}")
 _figures(4)
 
-# --- block 5 (explainers/multiple-comparisons.md, line 200) ---
+# --- block 5 (explainers/multiple-comparisons.md, line 203) ---
 import matplotlib.pyplot as plt
 
 m = len(p)
