@@ -2,7 +2,8 @@
 with the site's own rules: each fenced block becomes its cell (highlighted input and
 captured outputs), each inline value its printed text, each annotated number a mark that
 links to the output line behind it, each checked claim a marked span, each citation a
-link, and figure references "Figure N". Plain data in (a parsed page, its execution, its
+link, each formula its MathML, each callout an accessible box, each prose table its scroll
+box, and figure and table references "Figure N", "Table N". Plain data in (a parsed page, its execution, its
 marks), a string out."""
 
 from __future__ import annotations
@@ -12,9 +13,10 @@ from html import escape
 from sitebuild.checks.annotations import Annotation, PageMarks
 from sitebuild.render.cells import cell_html
 from sitebuild.execution.executed import ExecutedPage
-from sitebuild.checks.figures import figure_labels, figure_numbers
+from sitebuild.checks.figures import figure_labels, figure_numbers, table_labels, table_numbers
 from sitebuild.render.highlight import HighlightMemo, highlight_code
-from sitebuild.source.markdown import make_parser
+from sitebuild.source.markdown import CALLOUT_KINDS, callout_title, make_parser
+from sitebuild.source.math import MathError, to_mathml
 from sitebuild.source.read import Page
 from sitebuild.source.references import Reference, references_section, render_citation
 
@@ -26,7 +28,7 @@ def _render_fence(self, tokens, idx, options, env):
     if block is None:
         return self.fence(tokens, idx, options, env)
     return cell_html(block, env["executed"].blocks.get(block.n) if env["executed"] else None, env["slug"], env["title"],
-                     env.get("figure_numbers"), env.get("highlight", highlight_code))
+                     env.get("figure_numbers"), env.get("highlight", highlight_code), env.get("table_numbers"))
 
 
 def _render_code_inline(self, tokens, idx, options, env):
@@ -40,9 +42,11 @@ def _render_code_inline(self, tokens, idx, options, env):
 def _render_link_open(self, tokens, idx, options, env):
     token = tokens[idx]
     href = str(token.attrs.get("href", ""))
-    number = env.get("figure_labels", {}).get(href[1:]) if href.startswith("#") else None
-    if number is not None and idx + 1 < len(tokens) and tokens[idx + 1].type == "link_close":
-        return f'<a class="xref" href="{escape(href)}">Figure {number}'  # [](#fig-x): "Figure 3"
+    empty = idx + 1 < len(tokens) and tokens[idx + 1].type == "link_close"
+    for kind, labels in (("Figure", env.get("figure_labels", {})), ("Table", env.get("table_labels", {}))):
+        number = labels.get(href[1:]) if href.startswith("#") else None
+        if number is not None and empty:
+            return f'<a class="xref" href="{escape(href)}">{kind} {number}'  # [](#fig-x): "Figure 3"
     if "://" not in href and not href.startswith("#"):
         target, sep, fragment = href.partition("#")
         if target.endswith(".md"):
@@ -125,6 +129,47 @@ def _placed_marks(content: str, marks: list[tuple[int, Annotation]]) -> list[tup
     return placed
 
 
+def _formula_html(latex: str, display: bool) -> str:
+    """A formula's MathML; one that cannot be rendered (the checks report it at its line)
+    shows its LaTeX as code."""
+    try:
+        return to_mathml(latex, display)
+    except MathError:
+        return f'<code class="math-error">{escape(latex.strip())}</code>'
+
+
+def _render_math_inline(self, tokens, idx, options, env):
+    return _formula_html(tokens[idx].content, display=tokens[idx].type == "math_inline_double")
+
+
+def _render_math_block(self, tokens, idx, options, env):
+    return f'<div class="math-display">{_formula_html(tokens[idx].content, display=True)}</div>\n'
+
+
+def _callout_renderer(kind: str):
+    """The render rule of ``:::{kind}`` callouts: a box with the role of a note, its kind
+    (and title) announced and shown first."""
+    word = CALLOUT_KINDS[kind]
+
+    def render(self, tokens, idx, options, env):
+        token = tokens[idx]
+        if token.nesting != 1:
+            return "</div>\n"
+        title = callout_title(token.info)
+        heading = f"{word}: {title}" if title else word
+        return (f'<div class="callout callout-{kind}" role="note" aria-label="{escape(heading)}">'
+                f'<p class="callout-title">{escape(heading)}</p>\n')
+    return render
+
+
+def _render_table_open(self, tokens, idx, options, env):
+    return '<div class="table-scroll prose-table">' + self.renderToken(tokens, idx, options, env)
+
+
+def _render_table_close(self, tokens, idx, options, env):
+    return self.renderToken(tokens, idx, options, env) + "</div>\n"
+
+
 def _render_citation(self, tokens, idx, options, env):
     return render_citation(tokens[idx], env.get("bibliography", {}))
 
@@ -140,6 +185,15 @@ def make_markdown():
     rules("link_open", _render_link_open)
     rules("text", _render_text)
     rules("span_open", _render_span_open)
+    for name in ("math_inline", "math_inline_double"):
+        rules(name, _render_math_inline)
+    for name in ("math_block", "math_block_label", "amsmath"):
+        rules(name, _render_math_block)
+    for kind in CALLOUT_KINDS:
+        rules(f"container_{kind}_open", _callout_renderer(kind))
+        rules(f"container_{kind}_close", _callout_renderer(kind))
+    rules("table_open", _render_table_open)
+    rules("table_close", _render_table_close)
     return md
 
 
@@ -152,6 +206,7 @@ def prose_html(md, page: Page, executed: ExecutedPage | None, marks: PageMarks,
     _prepare_inline(page, marks)
     env = {
         "figure_numbers": figure_numbers(page, executed), "figure_labels": figure_labels(page, executed),
+        "table_numbers": table_numbers(page, executed), "table_labels": table_labels(page, executed),
         "bibliography": bibliography or {},
         "blocks_by_line": {b.line: b for b in page.blocks},
         "executed": executed, "slug": page.slug, "title": page.front.title,
