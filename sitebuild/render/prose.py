@@ -15,12 +15,13 @@ from sitebuild.render.cells import cell_html
 from sitebuild.execution.executed import ExecutedPage
 from sitebuild.checks.figures import figure_labels, figure_numbers, table_labels, table_numbers
 from sitebuild.render.highlight import HighlightMemo, highlight_code
-from sitebuild.source.markdown import CALLOUT_KINDS, callout_title, make_parser
+from sitebuild.source.markdown import ANCHOR_CLASS, CALLOUT_KINDS, callout_title, make_parser
 from sitebuild.source.math import MathError, to_mathml
 from sitebuild.source.read import Page
+from sitebuild.source.tokens import inline_children
 from sitebuild.source.references import Reference, references_section, render_citation
 
-SEARCH_TEXT_LIMIT = 4000
+SEARCH_TEXT_LIMIT = 20000
 
 
 def _render_fence(self, tokens, idx, options, env):
@@ -94,21 +95,28 @@ def _render_span_open(self, tokens, idx, options, env):
             f'data-note="{escape(claim.note)}">')
 
 
-def _prepare_inline(page: Page, marks: PageMarks) -> None:
-    """Mark inline values and annotated numbers on the inline tokens' children."""
+def inline_value_places(page: Page) -> dict[tuple[int, int], int]:
+    """(inline token index, child index) of each inline ``{python} expr`` -> its index."""
+    places: dict[tuple[int, int], int] = {}
     inline_iter = iter(page.inline)
     pending = next(inline_iter, None)
+    for line, token_index, child_index, child in inline_children(page.tokens):
+        if child.type == "code_inline" and pending is not None and pending.expr in child.content and pending.line == line:
+            places[(token_index, child_index)] = pending.index
+            pending = next(inline_iter, None)
+    return places
+
+
+def _prepare_inline(page: Page, marks: PageMarks) -> None:
+    """Mark inline values and annotated numbers on the inline tokens' children."""
+    places = inline_value_places(page)
     for token_index, token in enumerate(page.tokens):
         if token.type != "inline" or not token.map:
             continue
-        line = token.map[0] + 1
         for child_index, child in enumerate(token.children or []):
             child.meta = {k: v for k, v in (child.meta or {}).items() if k not in ("annotations", "claim")}
-            if child.type in ("softbreak", "hardbreak"):
-                line += 1
-            elif child.type == "code_inline" and pending is not None and pending.expr in child.content and pending.line == line:
-                child.meta["inline_index"] = pending.index
-                pending = next(inline_iter, None)
+            if (token_index, child_index) in places:
+                child.meta["inline_index"] = places[(token_index, child_index)]
             elif child.type == "text":
                 placed = _placed_marks(child.content, marks.get((token_index, child_index), []))
                 if placed:
@@ -227,7 +235,53 @@ def toc_entries(page: Page) -> list[dict]:
     return entries
 
 
+def _child_words(child, index: int | None, values: dict[int, str], bibliography: dict[str, Reference]) -> str:
+    """What a reader reads of one inline child ("" for markup, formulas and permalinks)."""
+    if child.type == "text":
+        return child.content
+    if child.type in ("softbreak", "hardbreak"):
+        return " "
+    if child.type == "code_inline":
+        return values.get(index, child.content) if index is not None else child.content
+    if child.type == "citation":
+        entry = bibliography.get(child.meta.get("key", ""))
+        return entry.short() if entry else child.content
+    if child.type == "image":
+        return child.content
+    return ""
+
+
+def _inline_words(token, token_index: int, places: dict, values: dict[int, str],
+                  bibliography: dict[str, Reference]) -> str:
+    words, hidden = [], 0
+    for child_index, child in enumerate(token.children or []):
+        if child.type == "link_open" and child.attrGet("class") == ANCHOR_CLASS:
+            hidden += 1
+        elif child.type == "link_close" and hidden:
+            hidden -= 1
+        elif not hidden:
+            words.append(_child_words(child, places.get((token_index, child_index)), values, bibliography))
+    return " ".join("".join(words).split())
+
+
+def search_fields(page: Page, executed: ExecutedPage | None = None,
+                  bibliography: dict[str, Reference] | None = None) -> dict[str, str]:
+    """The rendered words of a page for the search index: ``headings`` (h2-h6) and
+    ``text`` (the rest of the prose; inline values as their values, claims as their
+    words, citations as "Author Year", no formulas, code or outputs), at most
+    :data:`SEARCH_TEXT_LIMIT` characters of text."""
+    places = inline_value_places(page)
+    values = {v.index: v.text for v in (executed.inline if executed else []) if not v.error}
+    headings, text = [], []
+    for token_index, token in enumerate(page.tokens):
+        if token.type != "inline" or not token.map:
+            continue
+        words = _inline_words(token, token_index, places, values, bibliography or {})
+        in_heading = token_index and page.tokens[token_index - 1].type == "heading_open"
+        (headings if in_heading else text).append(words)
+    return {"headings": " · ".join(h for h in headings if h), "text": " ".join(text)[:SEARCH_TEXT_LIMIT]}
+
+
 def plain_text(page: Page) -> str:
-    """The prose of a page as plain text (for the search index)."""
-    words = [t.content for t in page.tokens if t.type == "inline"]
-    return " ".join(" ".join(words).split())[:SEARCH_TEXT_LIMIT]
+    """The prose of a page as plain text (its rendered words, see :func:`search_fields`)."""
+    return search_fields(page)["text"]

@@ -14,6 +14,7 @@ from sitebuild.config import make_config
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURE = REPO / "tests" / "fixtures" / "browser_site"
+TOOLKIT_FIXTURE = REPO / "tests" / "fixtures" / "toolkit_site"
 TEMPLATES = REPO / "templates"
 AXE_SCRIPT = REPO / ".cache" / "npm" / "node_modules" / "axe-core" / "axe.min.js"
 SCREENSHOTS = REPO / "tests" / "_artifacts" / "screenshots"
@@ -57,10 +58,10 @@ class PageWatch:
                 + [f"request to another host: {u}" for u in self.foreign_requests])
 
 
-def build_fixture_site(target: Path) -> BuiltSite:
-    """Copy the browser fixture into ``target`` and build it; fail with the build's problems."""
-    root = target / "browser_site"
-    shutil.copytree(FIXTURE, root)
+def build_fixture_site(target: Path, fixture: Path = FIXTURE) -> BuiltSite:
+    """Copy the browser fixture (or ``fixture``) into ``target`` and build it; fail with the build's problems."""
+    root = target / fixture.name
+    shutil.copytree(fixture, root)
     config = make_config(root, templates=TEMPLATES, jobs=2, cache_dir=root / ".cache")
     summary = run_build(config)
     assert summary.ok, "the browser fixture site did not build:\n" + "\n".join(str(p) for p in summary.problems)
