@@ -205,3 +205,27 @@ def test_the_vendored_search_library_is_served_with_its_licence(real_site_url):
         assert b"MiniSearch" in response.read(400)
     with urlopen(f"{real_site_url}static/vendor/minisearch-LICENSE.txt") as response:
         assert b"Permission is hereby granted" in response.read()
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_the_real_pages_formulas_lay_out(open_context, real_site_url, theme):
+    page = _open(open_context, f"{real_site_url}predictive-parity.html", width=390, theme=theme)
+    boxes = page.evaluate("""() => [...document.querySelectorAll('main math')].map(m => {
+        const box = m.getBoundingClientRect(); return [m.getAttribute('display'), box.width, box.height]; })""")
+    assert [d for d, _, _ in boxes] == ["inline", "inline", "inline", "block"], boxes
+    assert all(width > 10 and height > 10 for _, width, height in boxes), boxes
+    assert "$" not in page.evaluate("() => document.querySelector('main').innerText")
+    assert page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth") <= 0
+
+
+def test_the_report_shows_its_key_columns_at_390_px(open_context, real_site_url):
+    page = _open(open_context, f"{real_site_url}report.html", width=390)
+    shown = page.evaluate("""() => { const box = document.querySelector('.report-table').closest('.table-scroll');
+        const right = box.getBoundingClientRect().right;
+        return [...box.querySelectorAll('thead th')].filter(th => th.getBoundingClientRect().right <= right + 1)
+            .map(th => th.innerText.trim()); }""")
+    assert shown[:4] == ["Page", "Status", "Verified", "Stale"], shown
+    widest = page.evaluate("""() => Math.max(...[...document.querySelectorAll('.report-table tbody tr > :first-child')]
+        .map(td => td.getBoundingClientRect().width))""")
+    assert widest <= 160, f"the page column takes {widest} px of 390"
+    page.screenshot(path=str(SCREENSHOTS / "real-report-390.png"))

@@ -154,3 +154,32 @@ def test_a_label_on_a_block_without_figure_or_captioned_table_is_a_warning(tmp_p
     page = read(tmp_path, TABLES.replace('{caption="Denial rate by group"} ', ""))
     [problem] = check_figures(page, tables_executed())
     assert problem.severity == "warning" and "no figure or captioned table to label" in problem.message
+
+
+SEARCHED = """---
+title: Searched
+summary: A page for the search index.
+---
+
+## The gap of `{python:.2f} gap`
+
+The gap [is not significant]{check="p >= 0.05"} at 0.05 [@good2005], see [1998]{.nocheck} and
+$P(\\hat{Y} = 1)$ for the four-fifths rule.
+
+```python
+gap, p = 0.051, 0.2
+print("code is not searched")
+```
+"""
+
+
+def test_the_search_index_holds_the_rendered_words(tmp_path):
+    from sitebuild.execution.executed import InlineValue
+    from sitebuild.render.prose import search_fields
+    from sitebuild.source.references import Reference
+
+    page = read(tmp_path, SEARCHED)
+    bibliography = {"good2005": Reference("good2005", ("Good, P.",), "Permutation Tests", "2005")}
+    fields = search_fields(page, ExecutedPage(slug="page", inline=[InlineValue(0, "0.05")]), bibliography)
+    assert fields == {"headings": "The gap of 0.05",
+                      "text": "The gap is not significant at 0.05 Good 2005, see 1998 and for the four-fifths rule."}
