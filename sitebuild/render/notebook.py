@@ -85,7 +85,8 @@ def _callouts(lines: list[str], page: Page) -> None:
         start, end = token.map
         title = callout_title(token.info)
         lines[start] = f"> **{CALLOUT_KINDS[kind]}{': ' + title if title else ''}**\n>\n" if start < len(lines) else ""
-        closing = next((n for n in (end - 1, end) if start < n < len(lines) and lines[n].strip().startswith(":::")), None)
+        closing = next((n for n in (end - 1, end)
+                        if start < n < len(lines) and lines[n].strip().startswith(":::")), None)
         for number in range(start + 1, min(closing if closing is not None else end, len(lines))):
             lines[number] = "> " + lines[number] if lines[number].strip() else ">\n"
         if closing is not None:

@@ -101,7 +101,8 @@ def inline_value_places(page: Page) -> dict[tuple[int, int], int]:
     inline_iter = iter(page.inline)
     pending = next(inline_iter, None)
     for line, token_index, child_index, child in inline_children(page.tokens):
-        if child.type == "code_inline" and pending is not None and pending.expr in child.content and pending.line == line:
+        at_pending = pending is not None and pending.line == line and pending.expr in child.content
+        if child.type == "code_inline" and at_pending:
             places[(token_index, child_index)] = pending.index
             pending = next(inline_iter, None)
     return places

@@ -76,7 +76,9 @@
     var hits = engine.search(query);
     if (!hits.length) hits = engine.search(query, { combineWith: "OR" });
     var matched = terms.slice();
-    hits.forEach(function (hit) { hit.terms.forEach(function (term) { if (matched.indexOf(term) < 0) matched.push(term); }); });
+    hits.forEach(function (hit) {
+      hit.terms.forEach(function (term) { if (matched.indexOf(term) < 0) matched.push(term); });
+    });
     return { terms: matched, hits: hits.slice(0, MAX_RESULTS) };
   }
 

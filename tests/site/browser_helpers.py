@@ -76,9 +76,13 @@ def build_real_site(target: Path) -> RealSite:
     from sitebuild.source.read import read_pages
 
     cache = target / "cache"
-    seed = REPO / ".cache" / "sitebuild" / "pages"
-    if seed.is_dir():
-        shutil.copytree(seed, cache / "pages")
+    seed = REPO / ".cache" / "sitebuild"
+    for name in ("pages", "package-sets"):  # an entry names its package set: without it, it is discarded
+        if (seed / name).is_dir():
+            shutil.copytree(seed / name, cache / name)
+    for name in ("index.json", ".sitebuild-cache"):  # the marker: the copy is the engine's own cache
+        if (seed / name).is_file():
+            shutil.copy2(seed / name, cache / name)
     config = make_config(REPO, out=target / "site", cache_dir=cache, jobs=2, write_scripts=False, run_steps=False)
     summary = run_build(config)
     errors = [str(p) for p in summary.errors]

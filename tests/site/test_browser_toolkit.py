@@ -12,7 +12,7 @@ from urllib.request import urlopen
 
 import pytest
 
-from browser_helpers import SCREENSHOTS
+from browser_helpers import SCREENSHOTS, run_axe
 
 pytestmark = pytest.mark.browser
 
@@ -62,6 +62,7 @@ def test_callouts_are_notes_that_stand_out_in_both_themes(open_context, toolkit_
     assert all(n["width"] >= 3 and n["background"] != n["page"] for n in notes), notes
     assert notes[0]["border"] != notes[1]["border"], "a warning is coloured apart from a note"
     page.locator("main .callout-warning").screenshot(path=str(SCREENSHOTS / f"toolkit-callout-{theme}.png"))
+    assert run_axe(page) == [], "axe finds the page of formulas, callouts and tables accessible"
 
 
 def test_a_captioned_table_is_numbered_and_referenced(page, toolkit_url):
@@ -129,7 +130,8 @@ QUERIES = [
     ("German Credit", "audit-german-credit-lending"),
 ]
 RESULTS = """() => [...document.querySelectorAll('#search-results [role=option]')].map(o => ({
-    slug: o.dataset.href.split('/').pop().replace(/\\.html$/, ''), snippet: o.querySelector('.result-snippet').innerText}))"""
+    slug: o.dataset.href.split('/').pop().replace(/\\.html$/, ''),
+    snippet: o.querySelector('.result-snippet').innerText}))"""
 
 
 def _search(page, query: str) -> list[dict]:

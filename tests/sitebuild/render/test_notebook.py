@@ -66,7 +66,8 @@ def test_plain_markdown_drops_the_authoring_syntax(written, read_as):
 
 
 def test_a_full_reference_is_markdown_with_its_link():
-    assert full_reference(REF) == "Good, P. (2005). Permutation Tests. *Springer*. [doi:10.1007/b138696](https://doi.org/10.1007/b138696)"
+    assert full_reference(REF) == ("Good, P. (2005). Permutation Tests. *Springer*. "
+                                   "[doi:10.1007/b138696](https://doi.org/10.1007/b138696)")
 
 
 def test_reader_lines_keep_the_code_and_the_line_count(tmp_path):

@@ -33,7 +33,8 @@ b &= 7
 \end{align}
 """
 
-TABLE = "<table><thead><tr><th>group</th><th>rate</th></tr></thead><tbody><tr><td>a</td><td>0.5</td></tr></tbody></table>"
+TABLE = ("<table><thead><tr><th>group</th><th>rate</th></tr></thead>"
+         "<tbody><tr><td>a</td><td>0.5</td></tr></tbody></table>")
 
 
 def read(tmp_path, text: str, name: str = "page.md"):
@@ -143,7 +144,8 @@ def test_a_captioned_blocks_table_is_numbered_and_referenced(tmp_path):
     assert table_labels(page, result) == {"tab-rates": 1}
     html = prose_html(make_markdown(), page, result, {})
     assert ('<figure class="output output-table" id="tab-rates"><figcaption><span class="table-number">Table 1.'
-            '</span> Denial rate by group</figcaption><div class="output output-html table-scroll" id="out-2-0">') in html
+            '</span> Denial rate by group</figcaption>'
+            '<div class="output output-html table-scroll" id="out-2-0">') in html
     assert '<div class="output output-html table-scroll" id="out-1-0">' in html  # no caption: no number
     assert 'As <a class="xref" href="#tab-rates">Table 1</a> shows' in html
     assert '<a href="#tab-rates">the table</a>' in html
