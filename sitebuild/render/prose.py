@@ -242,8 +242,8 @@ def _child_words(child, index: int | None, values: dict[int, str], bibliography:
         return child.content
     if child.type in ("softbreak", "hardbreak"):
         return " "
-    if child.type == "code_inline":
-        return values.get(index, child.content) if index is not None else child.content
+    if child.type == "code_inline":  # an inline value without its value (a page not run) says nothing
+        return values.get(index, "") if index is not None else child.content
     if child.type == "citation":
         entry = bibliography.get(child.meta.get("key", ""))
         return entry.short() if entry else child.content

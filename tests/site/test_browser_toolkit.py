@@ -231,3 +231,9 @@ def test_the_report_shows_its_key_columns_at_390_px(open_context, real_site_url)
         .map(td => td.getBoundingClientRect().width))""")
     assert widest <= 160, f"the page column takes {widest} px of 390"
     page.screenshot(path=str(SCREENSHOTS / "real-report-390.png"))
+
+
+def test_the_real_prose_table_stays_in_its_box_at_320_px(open_context, real_site_url):
+    page = _open(open_context, f"{real_site_url}sampling-bias.html", width=320)
+    assert page.locator("main .prose-table table").count() >= 1
+    assert page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth") <= 0

@@ -185,3 +185,10 @@ def test_the_search_index_holds_the_rendered_words(tmp_path):
     fields = search_fields(page, ExecutedPage(slug="page", inline=[InlineValue(0, "0.05")]), bibliography)
     assert fields == {"headings": "The gap of 0.05",
                       "text": "The gap is not significant at 0.05 Good 2005, see 1998 and for the four-fifths rule."}
+
+
+def test_an_inline_value_not_computed_is_left_out_of_the_index(tmp_path):
+    from sitebuild.render.prose import search_fields
+
+    fields = search_fields(read(tmp_path, SEARCHED))
+    assert fields["headings"] == "The gap of" and "{python" not in fields["text"]
