@@ -62,6 +62,9 @@ class SiteConfig:
     #: The licence shown in every page's footer, and its address.
     licence: str = ""
     licence_url: str = ""
+    #: Installed modules the kernel template imports before forking each page's kernel
+    #: (None: those the last build's pages imported).
+    preload: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -126,9 +129,9 @@ def load_site_config(path: Path) -> SiteConfig:
     except yaml_errors() as error:
         raise ConfigError(f"{path}: not valid YAML ({error}); fix the syntax") from error
     _expect(isinstance(raw, dict), str(path), "a mapping of settings", type(raw).__name__)
-    unknown = set(raw) - {"title", "themes", "steps", "timeout", "data_theme", "inputs", *PRESENTATION_KEYS}
-    _expect(not unknown, str(path), "only the settings title, themes, steps, timeout, data_theme, inputs, " + ", ".join(PRESENTATION_KEYS),
-            sorted(unknown))
+    unknown = set(raw) - {"title", "themes", "steps", "timeout", "data_theme", "inputs", "preload", *PRESENTATION_KEYS}
+    _expect(not unknown, str(path), "only the settings title, themes, steps, timeout, data_theme, inputs, preload, "
+            + ", ".join(PRESENTATION_KEYS), sorted(unknown))
     title = raw.get("title", path.parent.name)
     _expect(isinstance(title, str), f"{path}: title", "a string", title)
     themes = raw.get("themes", [])
@@ -144,8 +147,24 @@ def load_site_config(path: Path) -> SiteConfig:
     _expect(isinstance(inputs, list) and all(isinstance(i, str) for i in inputs),
             f"{path}: inputs", "a list of paths or glob patterns", inputs)
     return SiteConfig(title=title, themes=tuple(themes), timeout=float(timeout), data_theme=data_theme.strip(),
-                      inputs=tuple(inputs), **_presentation(raw, path),
+                      inputs=tuple(inputs), preload=_parse_preload(raw, path), **_presentation(raw, path),
                       steps=tuple(_parse_step(i, s, path) for i, s in enumerate(steps)))
+
+
+#: What ``preload:`` must be.
+PRELOAD_EXPECTED = "a list of installed module names to import before the pages (such as numpy or matplotlib.pyplot)"
+
+
+def _parse_preload(raw: dict, path: Path) -> tuple[str, ...] | None:
+    """site.yaml's ``preload:`` (None when absent: the build learns the list)."""
+    if "preload" not in raw:
+        return None
+    names = raw["preload"] if raw["preload"] is not None else []
+    _expect(isinstance(names, list), f"{path}: preload", PRELOAD_EXPECTED, names)
+    for index, name in enumerate(names):
+        _expect(isinstance(name, str) and all(part.isidentifier() for part in name.split(".")),
+                f"{path}: preload[{index}]", "a module name (dotted identifiers, such as matplotlib.pyplot)", name)
+    return tuple(names)
 
 
 PRESENTATION_KEYS = ("bibliography", "repository", "branch", "base_url", "licence", "licence_url")

@@ -172,7 +172,9 @@ def gather_executions(config: BuildConfig, pages: list, progress: Progress,
 
         progress(f"running {len(jobs)} page(s) on up to {min(config.jobs, len(jobs))} kernel(s)")
         execute_pages(jobs, config.jobs, on_done=done,
-                      meanwhile=(lambda: _scan_packages(config)) if will_render else None)
+                      meanwhile=(lambda: _scan_packages(config)) if will_render else None,
+                      preload=_preload(config))
+        _learn_preload(config, executed)
     cache.save()
     for page in pages:  # the states of what the reused pages depend on, as just checked
         result = executed.get(page.slug)
@@ -180,6 +182,25 @@ def gather_executions(config: BuildConfig, pages: list, progress: Progress,
             result.deps = dict(result.deps, states={name: cache.hasher.seen.get(name)
                                                     for name in result.deps.get("files", {})})
     return executed, warnings, len(jobs), cache.hasher
+
+
+def _preload(config: BuildConfig):
+    """What the kernel template imports: site.yaml's ``preload:``, else what the last
+    build's pages imported."""
+    from sitebuild.execution.template import Preload, learned_preload
+
+    if config.site.preload is not None:
+        return Preload(required=config.site.preload)
+    return Preload(optional=learned_preload(config.cache_dir))
+
+
+def _learn_preload(config: BuildConfig, executed: dict) -> None:
+    """Remember the installed packages the pages imported (for the next build's template)."""
+    from sitebuild.execution.template import remember_preload
+
+    packages = {name for result in executed.values() if result.deps for name in result.deps.get("packages", {})}
+    if packages and not config.only:
+        remember_preload(config.cache_dir, packages)
 
 
 def _scan_packages(config: BuildConfig) -> None:

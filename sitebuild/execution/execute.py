@@ -18,7 +18,7 @@ from sitebuild.execution.kernels import NOTE_SINK, Kernel, kill_live_kernels, ki
 from sitebuild.execution.executed import ClaimValue, ExecutedPage, InlineValue, PageError
 from sitebuild.execution.extract import KERNEL_SETUP_CELL
 from sitebuild.execution.outputs import DEPS_MIME, ERROR_MIME, BlockError, convert_outputs
-from sitebuild.execution.template import add_preload_record
+from sitebuild.execution.template import Preload, add_preload_record
 
 if TYPE_CHECKING:
     from nbformat import NotebookNode
@@ -263,7 +263,7 @@ def _worker(jobs, results, remaining, template=None) -> None:
 def execute_pages(jobs: list[ExecutionJob], workers: int,
                   on_done: Callable[[ExecutedPage], None] | None = None,
                   meanwhile: Callable[[], None] | None = None,
-                  preload: tuple[str, ...] | None = None) -> dict[str, ExecutedPage]:
+                  preload: Preload | None = None) -> dict[str, ExecutedPage]:
     """Run ``jobs`` with up to ``workers`` pages at a time (one process per worker, one
     fresh kernel per page); call ``on_done`` as each finishes. Returns results by slug.
     ``meanwhile``, when given, is called once in this process while worker processes run
@@ -283,7 +283,7 @@ def execute_pages(jobs: list[ExecutionJob], workers: int,
     return results
 
 
-def _start_template(jobs: list[ExecutionJob], preload: tuple[str, ...] | None):
+def _start_template(jobs: list[ExecutionJob], preload: Preload | None):
     """The build's kernel template, or None (no preload asked, one page, or no fork here:
     said once)."""
     from sitebuild.execution.kernels import kernel_environment

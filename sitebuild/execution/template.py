@@ -16,6 +16,8 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
+from dataclasses import dataclass
 from pathlib import Path
 
 SERVER_SOURCE = Path(__file__).with_name("template_server.py").read_text(encoding="utf-8")
@@ -34,6 +36,44 @@ TEMPLATE_FAILED = "kernels start normally: the kernel template could not serve (
 
 #: Templates this process started and has not stopped (to kill them when interrupted).
 LIVE_TEMPLATES: set = set()
+
+
+@dataclass(frozen=True)
+class Preload:
+    """What the template imports: ``required`` (site.yaml's ``preload:``; one that fails
+    turns the template off) and ``optional`` (learned from the last build; one that fails
+    is left out)."""
+
+    required: tuple[str, ...] = ()
+    optional: tuple[str, ...] = ()
+
+
+#: The build's memo of the installed packages its pages imported (the next build preloads them).
+LEARNED_FILE = "preload.json"
+
+
+def learned_preload(cache_dir: Path) -> tuple[str, ...]:
+    """The installed top-level packages the last build's pages imported (none without a memo)."""
+    try:
+        names = json.loads((cache_dir / LEARNED_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return ()
+    return tuple(n for n in names if isinstance(n, str) and _learnable(n)) if isinstance(names, list) else ()
+
+
+def _learnable(name: str) -> bool:
+    """A package worth importing by itself: not private, not a debugger's internals (found
+    only on the path the debugger sets up)."""
+    return name.isidentifier() and not name.startswith(("_", "pydev"))
+
+
+def remember_preload(cache_dir: Path, packages: set[str]) -> None:
+    """Keep ``packages`` (top-level names the pages imported) for the next build's template."""
+    from sitebuild.store.files import write_text_atomic
+
+    names = sorted(n for n in packages if _learnable(n))
+    if learned_preload(cache_dir) != tuple(names):
+        write_text_atomic(cache_dir / LEARNED_FILE, json.dumps(names))
 
 
 class TemplateUnavailable(RuntimeError):
@@ -110,6 +150,14 @@ class ForkedProcess:
         self.send_signal(signal.SIGTERM)
 
 
+def _zombie(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            return stat.read().rpartition(")")[2].split()[0] == "Z"
+    except (OSError, IndexError):
+        return False
+
+
 def _exists(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -132,14 +180,15 @@ class Template:
         self._connection: socket.socket | None = None
         self._owner = 0     # the process the connection belongs to (workers are forked)
         self._lock = threading.Lock()
+        self._starter = os.getpid()
 
     @classmethod
-    def start(cls, root: str, env: dict[str, str], preload: tuple[str, ...]) -> "Template":
+    def start(cls, root: str, env: dict[str, str], preload: "Preload") -> "Template":
         """Launch the template in ``root`` with the kernels' environment ``env``; it imports
         ``preload`` in the background (a request waits for that)."""
         address = f"sitebuild-template-{os.getpid()}-{os.urandom(6).hex()}"
         log = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
-        command = [sys.executable, "-c", SERVER_SOURCE, address, json.dumps(list(preload))]
+        command = [sys.executable, "-c", SERVER_SOURCE, address, json.dumps({"required": list(preload.required), "optional": list(preload.optional)})]
         process = subprocess.Popen(command, cwd=root, env={**env, **TEMPLATE_ONLY_ENVIRONMENT},
                                    stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=log,
                                    start_new_session=True)
@@ -167,10 +216,7 @@ class Template:
 
     def _ask(self, request: dict, fds: list[int]) -> dict:
         if self._connection is None or self._owner != os.getpid():
-            connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            connection.settimeout(REQUEST_TIMEOUT)
-            connection.connect("\0" + self.address)
-            self._connection, self._owner = connection, os.getpid()
+            self._connection, self._owner = self._connect(), os.getpid()
         connection = self._connection
         socket.send_fds(connection, [json.dumps(request).encode() + b"\n"], fds)
         reply = b""
@@ -181,15 +227,38 @@ class Template:
             reply += data
         return json.loads(reply)
 
+    def _connect(self) -> socket.socket:
+        """A connection to the template, once it listens (it binds its socket as it starts)."""
+        deadline = time.monotonic() + REQUEST_TIMEOUT
+        while True:
+            connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            connection.settimeout(REQUEST_TIMEOUT)
+            try:
+                connection.connect("\0" + self.address)
+                return connection
+            except ConnectionRefusedError:
+                connection.close()
+                if not self.alive() or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
+
+    def alive(self) -> bool:
+        """Whether the template still runs (from the build's process or from a worker's,
+        which cannot wait for it: it is not the worker's child)."""
+        if os.getpid() == self._starter:
+            return self.process.poll() is None
+        return _exists(self.process.pid) and not _zombie(self.process.pid)
+
     def _dead_reason(self, error: Exception) -> str:
-        if self.process.poll() is not None:
-            return f"it ended with status {self.process.returncode}{self._log_tail()}"
+        if not self.alive():
+            return f"it ended{self._log_tail()}"
         return f"{type(error).__name__}: {error}"
 
     def _log_tail(self) -> str:
-        try:
-            self.log.seek(0)
-            lines = self.log.read().strip().splitlines()
+        try:  # read without moving the offset the template writes at
+            fd = self.log.fileno()
+            size = os.fstat(fd).st_size
+            lines = os.pread(fd, 4096, max(0, size - 4096)).decode("utf-8", "replace").strip().splitlines()
         except (OSError, ValueError):
             return ""
         return f": {lines[-1]}" if lines else ""

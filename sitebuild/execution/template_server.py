@@ -2,10 +2,11 @@
 then forks, on request, a child that becomes a page's ipykernel (never imported by the
 engine: run as ``python -c`` with this text, so no repository module enters the template).
 
-Started with ``python -c SOURCE ADDRESS PRELOAD_JSON``: it binds the abstract Unix socket
-ADDRESS at once, imports from the installation only (the folders on ``sys.path`` outside
-it are taken away while it imports, and a module that comes from outside it fails the
-preload), records the environment variables and the files outside the installation those
+Started with ``python -c SOURCE ADDRESS PRELOAD_JSON`` (``{"required": [...], "optional":
+[...]}``, module names): it binds the abstract Unix socket ADDRESS at once, imports from the
+installation only (the folders on ``sys.path`` outside it are taken away while it imports,
+and a module that comes from outside it fails the preload; so does a required module that
+fails to import, where an optional one is left out), records the environment variables and the files outside the installation those
 imports read (a fresh kernel's tracer would have seen them), and checks that no thread but
 its own runs. Then it answers one JSON line per request on each connection:
 
@@ -29,6 +30,8 @@ import sys as _sys
 
 _RACY_PSEUDO = ("/proc/", "/sys/", "/dev/")
 _RECORDING = [True]
+#: What a kernel imports before the page's tracer starts (the reads of these are not the page's).
+_KERNEL_MODULES = ("ipykernel.kernelapp", "ipykernel.ipkernel")
 _ENV_READS = {}    # name -> value at the first read during the preload (None: not set)
 _FILE_READS = {}   # absolute path -> [size, mtime_ns, ctime_ns, ino, dev] at first open, or None (absent)
 _CHILDREN = {}     # pid -> pidfd (or None where pidfds are missing)
@@ -99,18 +102,28 @@ def _watch_environment():
     return lambda: setattr(environ_type, "__getitem__", read)
 
 
-def _preload(names):
-    """Import ``names`` (and the kernel's own modules) from the installation only; return
-    an error text, or "" when every import came from the installation."""
+def _preload(required, optional):
+    """Import the kernel's own modules and ``required`` (site.yaml's names), then what of
+    ``optional`` (names learned from the last build) imports, from the installation only;
+    return an error text, or "" when every import came from the installation."""
     import importlib
     kept = _sys.path[:]
     _sys.path[:] = [p for p in _sys.path if p and _installed(p)]
     try:
-        for name in ["ipykernel.kernelapp", "ipykernel.ipkernel", *names]:
+        _RECORDING[0] = False  # a fresh kernel has imported its own modules before its tracer starts
+        for name in _KERNEL_MODULES:
+            importlib.import_module(name)
+        _RECORDING[0] = True
+        for name in required:
             try:
                 importlib.import_module(name)
             except BaseException as error:
                 return f"preloading {name} failed: {type(error).__name__}: {error}"
+        for name in optional:
+            try:
+                importlib.import_module(name)
+            except Exception:
+                pass
     finally:
         _sys.path[:] = kept
     outside = sorted(name for name, module in list(_sys.modules.items())
@@ -140,6 +153,7 @@ def _kill_children():
 
 
 def _end(signum=None, frame=None):
+    print(f"the template ends ({'signal %d' % signum if signum else 'the build is gone'})", file=_sys.stderr, flush=True)
     _kill_children()
     _os._exit(0)
 
@@ -290,7 +304,7 @@ def _main(address, preload):
     _sys.addaudithook(_audit)
     undo = _watch_environment()
     try:
-        error = _preload(preload)
+        error = _preload(preload.get("required", []), preload.get("optional", []))
     finally:
         _RECORDING[0] = False
         undo()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sitebuild.config import load_site_config, make_config
+from sitebuild.config import PRELOAD_EXPECTED, load_site_config, make_config
 from sitebuild.errors import ConfigError
 
 
@@ -20,6 +20,15 @@ def test_data_theme_is_read(tmp_path):
     (tmp_path / "site.yaml").write_text("data_theme: ' Samples '\n")
     assert load_site_config(tmp_path / "site.yaml").data_theme == "Samples"
     assert load_site_config(tmp_path / "none.yaml").data_theme == ""
+
+
+def test_preload_is_read_and_absent_means_learned(tmp_path):
+    (tmp_path / "site.yaml").write_text("preload: [numpy, matplotlib.pyplot]\n")
+    assert load_site_config(tmp_path / "site.yaml").preload == ("numpy", "matplotlib.pyplot")
+    (tmp_path / "site.yaml").write_text("preload: []\n")
+    assert load_site_config(tmp_path / "site.yaml").preload == ()
+    (tmp_path / "site.yaml").write_text("title: T\n")
+    assert load_site_config(tmp_path / "site.yaml").preload is None
 
 
 def test_steps_are_parsed(tmp_path):
@@ -39,7 +48,13 @@ def test_steps_are_parsed(tmp_path):
     ("steps:\n  - {name: r, run: x, when: sometimes}\n",
      "steps[0].when: expected always (every build) or asked (only --step NAME), found 'sometimes'"),
     ("timeout: soon\n", "timeout: expected a positive number of seconds, found 'soon'"),
-    ("colour: red\n", "expected only the settings title, themes, steps, timeout, data_theme, inputs, bibliography"),
+    ("colour: red\n", "expected only the settings title, themes, steps, timeout, data_theme, inputs, preload, "
+                     "bibliography"),
+    ("preload: numpy\n", "preload: expected " + PRELOAD_EXPECTED + ", found 'numpy'"),
+    ("preload: [numpy, 3]\n", "preload[1]: expected a module name (dotted identifiers, such as matplotlib.pyplot), "
+                               "found 3"),
+    ("preload: [numpy, 'matplotlib/pyplot']\n", "preload[1]: expected a module name (dotted identifiers, such as "
+                                                 "matplotlib.pyplot), found 'matplotlib/pyplot'"),
     ("data_theme: [Audits]\n", "data_theme: expected the name of a theme (a string), found ['Audits']"),
     ("title: [\n", "not valid YAML"),
 ])
