@@ -152,6 +152,17 @@ def _kill_children():
             pass
 
 
+def _reap(signum, frame):
+    """Wait for the kernels that ended (their CPU time then counts in the build's)."""
+    while True:
+        try:
+            pid, _status = _os.waitpid(-1, _os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
 def _end(signum=None, frame=None):
     print(f"the template ends ({'signal %d' % signum if signum else 'the build is gone'})", file=_sys.stderr, flush=True)
     _kill_children()
@@ -297,7 +308,7 @@ def _serve(listener, error, record):
 
 def _main(address, preload):
     _signal.signal(_signal.SIGTERM, _end)
-    _signal.signal(_signal.SIGCHLD, _signal.SIG_IGN)  # children are reaped by the kernel
+    _signal.signal(_signal.SIGCHLD, _reap)
     listener = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     listener.bind("\0" + address)
     listener.listen(64)
