@@ -10,6 +10,9 @@ from pathlib import Path
 from sitebuild.errors import ConfigError
 
 DEFAULT_TIMEOUT = 600.0
+#: The environment variable that chooses how kernels start, and its choices.
+KERNELS_VARIABLE = "SITEBUILD_KERNELS"
+KERNELS_CHOICES = ("forked", "fresh")
 SITE_FILE = "site.yaml"
 
 
@@ -86,6 +89,8 @@ class BuildConfig:
     #: Steps named with ``--step``: run even when site.yaml says ``when: asked``.
     asked_steps: tuple[str, ...] = ()
     site: SiteConfig = field(default_factory=SiteConfig)
+    #: "forked" (each page's kernel forked from a warm template) or "fresh" (started normally).
+    kernels: str = "forked"
 
     def rel(self, path: Path) -> str:
         """Return ``path`` relative to the repository root, with forward slashes."""
@@ -211,6 +216,9 @@ def make_config(root: str | Path = ".", *, source: str | Path = "explainers", ou
         raise ConfigError(f"--source {source_dir}: expected an existing folder of explainers (*.md)")
     if out_dir == root or out_dir in root.parents or out_dir == source_dir:
         raise ConfigError(f"--out {out_dir}: expected a folder of its own (it is replaced on every build)")
+    kernels = os.environ.get(KERNELS_VARIABLE, "").strip() or "forked"
+    _expect(kernels in KERNELS_CHOICES, KERNELS_VARIABLE, "forked (kernels forked from a warm template) or fresh "
+            "(each started normally)", kernels)
     site = load_site_config(root / SITE_FILE)
     names = [step.name for step in site.steps]
     for name in asked_steps:
@@ -220,5 +228,5 @@ def make_config(root: str | Path = ".", *, source: str | Path = "explainers", ou
         cache_dir=at_root(cache_dir) if cache_dir else root / ".cache" / "sitebuild",
         templates=at_root(templates), jobs=jobs, force=force, only=tuple(only), strict=strict,
         timeout=timeout, write_scripts=write_scripts, run_steps=run_steps, asked_steps=tuple(asked_steps),
-        site=site,
+        site=site, kernels=kernels,
     )

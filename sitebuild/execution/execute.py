@@ -36,6 +36,8 @@ class ExecutionJob:
     timeout: float
     expect_error: frozenset[int] = frozenset()
     reason: str = ""
+    #: Ask the kernel, after the page, which installed modules it holds (to learn the preload).
+    learn_modules: bool = False
 
 
 def notebook_outputs(raw: list) -> list[dict]:
@@ -191,6 +193,8 @@ def _execute_once(job: ExecutionJob, kernel: Kernel | None, ready: Callable[[], 
         with client.setup_kernel():
             ready()
             _run_cells(client, job, result, started + job.timeout, prepared=prepared is not None)
+            if job.learn_modules and result.error is None and result.deps:
+                result.deps[INSTALLED_MODULES] = _installed_modules(client)
         if result.deps and kernel.preload_record is not None:  # what a fresh kernel's imports would record
             add_preload_record(result.deps, kernel.preload_record, job.root)
     except Exception as error:  # a kernel that cannot start or a broken channel fails this page only
@@ -206,6 +210,28 @@ def _execute_once(job: ExecutionJob, kernel: Kernel | None, ready: Callable[[], 
     if result.error is not None:
         result.status = "failed"
     return result
+
+
+#: The key of a page's record under which the kernel's installed modules are handed to the build.
+INSTALLED_MODULES = "installed_modules"
+#: What a kernel answers with its installed modules and packages (two levels deep, not private).
+_INSTALLED_MODULES_EXPRESSION = (
+    "sorted(n for n, m in list(__import__('sys').modules.items()) if n.count('.') <= 1 and '._' not in n"
+    " and not n.startswith('_') and '-packages/' in str(getattr(m, '__file__', None) or ''))")
+
+
+def _installed_modules(client) -> list[str]:
+    """The installed modules the page's kernel holds after the page (none when it cannot say)."""
+    import ast
+
+    try:
+        msg_id = client.kc.execute("", silent=True, store_history=False,
+                                   user_expressions={"modules": _INSTALLED_MODULES_EXPRESSION})
+        reply = client.wait_for_reply(msg_id, client.kc)
+        value = reply["content"]["user_expressions"]["modules"]["data"]["text/plain"]
+        return [name for name in ast.literal_eval(value) if isinstance(name, str)]
+    except Exception:
+        return []
 
 
 def run_in_order(next_job: Callable[[], ExecutionJob | None], more_waiting: Callable[[], bool],
@@ -287,9 +313,9 @@ def _start_template(jobs: list[ExecutionJob], preload: Preload | None):
     """The build's kernel template, or None (no preload asked, one page, or no fork here:
     said once)."""
     from sitebuild.execution.kernels import kernel_environment
-    from sitebuild.execution.template import NOT_LINUX, Template, kernels_mode
+    from sitebuild.execution.template import NOT_LINUX, Template
 
-    if preload is None or len(jobs) <= 1 or kernels_mode() == "fresh":
+    if preload is None or len(jobs) <= 1:
         return None
     if not sys.platform.startswith("linux") or not hasattr(os, "pidfd_open"):
         note_once(NOT_LINUX.format(platform=sys.platform))
@@ -325,7 +351,8 @@ def _run_in_processes(jobs: list[ExecutionJob], count: int, done: Callable[[Exec
         job_queue.put(job)
     for _ in range(count):
         job_queue.put(None)
-    processes = [context.Process(target=_worker, args=(job_queue, result_queue, remaining, template), daemon=True) for _ in range(count)]
+    processes = [context.Process(target=_worker, args=(job_queue, result_queue, remaining, template), daemon=True)
+                 for _ in range(count)]
     for process in processes:
         process.start()
     running: set[str] = set()

@@ -21,16 +21,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 SERVER_SOURCE = Path(__file__).with_name("template_server.py").read_text(encoding="utf-8")
-#: The environment variable that turns the template off for a build (``fresh``) or on (``forked``, the default).
-KERNELS_VARIABLE = "SITEBUILD_KERNELS"
-KERNELS_CHOICES = ("forked", "fresh")
 #: Variables the template alone gets, before its imports: they keep its libraries from
 #: starting threads (pyarrow's jemalloc purges memory in a thread of its own otherwise).
 TEMPLATE_ONLY_ENVIRONMENT = {"JE_ARROW_MALLOC_CONF": "background_thread:false"}
 #: Seconds a fork request may wait for the template (its imports come first).
 REQUEST_TIMEOUT = 120.0
 
-BAD_KERNELS_CHOICE = "{variable}={value!r}: expected one of {choices}"
 NOT_LINUX = "kernels start normally: forking them from a template needs Linux (this is {platform})"
 TEMPLATE_FAILED = "kernels start normally: the kernel template could not serve ({reason})"
 
@@ -62,31 +58,26 @@ def learned_preload(cache_dir: Path) -> tuple[str, ...]:
 
 
 def _learnable(name: str) -> bool:
-    """A package worth importing by itself: not private, not a debugger's internals (found
-    only on the path the debugger sets up)."""
-    return name.isidentifier() and not name.startswith(("_", "pydev"))
+    """A module worth importing by itself: not private, no tests, not a debugger's
+    internals (found only on the path the debugger sets up)."""
+    parts = name.split(".")
+    return (all(part.isidentifier() and not part.startswith("_") for part in parts)
+            and "tests" not in parts and not parts[0].startswith("pydev"))
 
 
-def remember_preload(cache_dir: Path, packages: set[str]) -> None:
-    """Keep ``packages`` (top-level names the pages imported) for the next build's template."""
+def remember_preload(cache_dir: Path, modules: set[str], replace: bool = True) -> None:
+    """Keep ``modules`` (installed modules the pages held) for the next build's template;
+    without ``replace`` they join the ones kept before (only some pages ran)."""
     from sitebuild.store.files import write_text_atomic
 
-    names = sorted(n for n in packages if _learnable(n))
-    if learned_preload(cache_dir) != tuple(names):
+    known = learned_preload(cache_dir)
+    names = sorted({n for n in modules if _learnable(n)} | (set() if replace else set(known)))
+    if known != tuple(names):
         write_text_atomic(cache_dir / LEARNED_FILE, json.dumps(names))
 
 
 class TemplateUnavailable(RuntimeError):
     """The template cannot fork a kernel (the message says why)."""
-
-
-def kernels_mode(environ: dict[str, str] | None = None) -> str:
-    """``forked`` or ``fresh``, from :data:`KERNELS_VARIABLE` (ValueError for anything else)."""
-    value = (os.environ if environ is None else environ).get(KERNELS_VARIABLE, "forked").strip() or "forked"
-    if value not in KERNELS_CHOICES:
-        raise ValueError(BAD_KERNELS_CHOICE.format(variable=KERNELS_VARIABLE, value=value,
-                                                   choices=", ".join(KERNELS_CHOICES)))
-    return value
 
 
 class ForkedProcess:
@@ -188,7 +179,8 @@ class Template:
         ``preload`` in the background (a request waits for that)."""
         address = f"sitebuild-template-{os.getpid()}-{os.urandom(6).hex()}"
         log = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
-        command = [sys.executable, "-c", SERVER_SOURCE, address, json.dumps({"required": list(preload.required), "optional": list(preload.optional)})]
+        names = {"required": list(preload.required), "optional": list(preload.optional)}
+        command = [sys.executable, "-c", SERVER_SOURCE, address, json.dumps(names)]
         process = subprocess.Popen(command, cwd=root, env={**env, **TEMPLATE_ONLY_ENVIRONMENT},
                                    stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=log,
                                    start_new_session=True)

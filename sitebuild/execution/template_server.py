@@ -6,9 +6,9 @@ Started with ``python -c SOURCE ADDRESS PRELOAD_JSON`` (``{"required": [...], "o
 [...]}``, module names): it binds the abstract Unix socket ADDRESS at once, imports from the
 installation only (the folders on ``sys.path`` outside it are taken away while it imports,
 and a module that comes from outside it fails the preload; so does a required module that
-fails to import, where an optional one is left out), records the environment variables and the files outside the installation those
-imports read (a fresh kernel's tracer would have seen them), and checks that no thread but
-its own runs. Then it answers one JSON line per request on each connection:
+fails to import, where an optional one is left out), records the environment variables
+and the files outside the installation those imports read (a fresh kernel's tracer would
+have seen them), and checks that no thread but its own runs. Then it answers one JSON line per request on each connection:
 
 - request ``{"connection_file", "cwd", "env", "argv"}`` with two descriptors attached (the
   kernel's stdout and stderr): the reply is ``{"pid", "record"}``, or ``{"error"}`` when the
@@ -164,7 +164,8 @@ def _reap(signum, frame):
 
 
 def _end(signum=None, frame=None):
-    print(f"the template ends ({'signal %d' % signum if signum else 'the build is gone'})", file=_sys.stderr, flush=True)
+    why = f"signal {signum}" if signum else "the build is gone"
+    print(f"the template ends ({why})", file=_sys.stderr, flush=True)
     _kill_children()
     _os._exit(0)
 

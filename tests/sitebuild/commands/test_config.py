@@ -31,6 +31,19 @@ def test_preload_is_read_and_absent_means_learned(tmp_path):
     assert load_site_config(tmp_path / "site.yaml").preload is None
 
 
+def test_kernels_are_forked_unless_the_environment_asks_fresh(tmp_path, monkeypatch):
+    (tmp_path / "explainers").mkdir()
+    monkeypatch.delenv("SITEBUILD_KERNELS", raising=False)
+    assert make_config(tmp_path).kernels == "forked"
+    monkeypatch.setenv("SITEBUILD_KERNELS", "fresh")
+    assert make_config(tmp_path).kernels == "fresh"
+    monkeypatch.setenv("SITEBUILD_KERNELS", "warm")
+    with pytest.raises(ConfigError) as caught:
+        make_config(tmp_path)
+    assert str(caught.value) == ("SITEBUILD_KERNELS: expected forked (kernels forked from a warm template) or fresh "
+                                 "(each started normally), found 'warm'")
+
+
 def test_steps_are_parsed(tmp_path):
     (tmp_path / "site.yaml").write_text('steps:\n  - {name: results, run: "python -m x --out results", inputs: ["a/*.py"]}\n')
     step = load_site_config(tmp_path / "site.yaml").steps[0]

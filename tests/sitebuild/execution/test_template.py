@@ -22,11 +22,11 @@ from sitebuild.execution.execute import ExecutionJob, execute_pages, run_in_orde
 from sitebuild.execution.extract import kernel_notebook
 from sitebuild.execution.kernels import NOTE_SINK, _NOTED
 from sitebuild.execution.template import (
-    LEARNED_FILE, TEMPLATE_FAILED, Preload, Template, kernels_mode, learned_preload, remember_preload)
+    LEARNED_FILE, TEMPLATE_FAILED, Preload, Template, learned_preload, remember_preload)
 from sitebuild.execution.kernels import kernel_environment
 from sitebuild.source.read import read_page
-from tests.sitebuild.execution.test_kernels import in_own_thread
-from tests.sitebuild.site_helpers import REPO, TEMPLATES
+from site_helpers import REPO, TEMPLATES
+from test_kernels import in_own_thread
 
 NUMERIC = Preload(required=("numpy", "pandas", "matplotlib.pyplot"))
 
@@ -269,14 +269,28 @@ def alive_process(process: psutil.Process) -> bool:
 
 def test_the_learned_preload_is_kept_for_the_next_build(tmp_path):
     assert learned_preload(tmp_path) == ()
-    remember_preload(tmp_path, {"numpy", "pandas", "_cffi_backend", "pydevd", "matplotlib"})
-    assert learned_preload(tmp_path) == ("matplotlib", "numpy", "pandas")
+    remember_preload(tmp_path, {"numpy", "pandas", "_cffi_backend", "pydevd", "matplotlib.pyplot", "scipy._lib",
+                                "numpy.tests"})
+    assert learned_preload(tmp_path) == ("matplotlib.pyplot", "numpy", "pandas")
+    remember_preload(tmp_path, {"scipy.stats"}, replace=False)  # only some pages ran: the rest is kept
+    assert learned_preload(tmp_path) == ("matplotlib.pyplot", "numpy", "pandas", "scipy.stats")
+    remember_preload(tmp_path, {"scipy.stats"})
+    assert learned_preload(tmp_path) == ("scipy.stats",)
     (tmp_path / LEARNED_FILE).write_text("{broken")
     assert learned_preload(tmp_path) == ()
 
 
-def test_the_kernels_mode_is_forked_unless_asked_fresh():
-    assert kernels_mode({}) == "forked" and kernels_mode({"SITEBUILD_KERNELS": "fresh"}) == "fresh"
-    with pytest.raises(ValueError) as caught:
-        kernels_mode({"SITEBUILD_KERNELS": "warm"})
-    assert str(caught.value) == "SITEBUILD_KERNELS='warm': expected one of forked, fresh"
+def test_a_build_without_preload_learns_what_its_pages_imported(tmp_path):
+    from sitebuild.commands.build import run_build
+    from site_helpers import site_config
+
+    (tmp_path / "explainers").mkdir()
+    for n in (1, 2):
+        (tmp_path / "explainers" / f"learn-{n}.md").write_text(
+            f"---\ntitle: Learn {n}\nsummary: s\n---\n\n```python\nimport scipy.special\nprint({n})\n```\n")
+    config = site_config(tmp_path, jobs=2)
+    summary = run_build(config)
+    assert summary.ok, [str(p) for p in summary.problems]
+    learned = learned_preload(config.cache_dir)
+    assert {"scipy", "scipy.special", "numpy"} <= set(learned)
+    assert not any(name.startswith("_") or "._" in name for name in learned)
