@@ -8,7 +8,8 @@ installation only (the folders on ``sys.path`` outside it are taken away while i
 and a module that comes from outside it fails the preload; so does a required module that
 fails to import, where an optional one is left out), records the environment variables
 and the files outside the installation those imports read (a fresh kernel's tracer would
-have seen them), and checks that no thread but its own runs. Then it answers one JSON line per request on each connection:
+have seen them), and checks that no thread but its own runs. Then it answers one JSON line
+per request on each connection:
 
 - request ``{"connection_file", "cwd", "env", "argv"}`` with two descriptors attached (the
   kernel's stdout and stderr): the reply is ``{"pid", "record"}``, or ``{"error"}`` when the
