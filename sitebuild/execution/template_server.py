@@ -32,7 +32,7 @@ import sys as _sys
 _RACY_PSEUDO = ("/proc/", "/sys/", "/dev/")
 _RECORDING = [True]
 #: What a kernel imports before the page's tracer starts (the reads of these are not the page's).
-_KERNEL_MODULES = ("ipykernel.kernelapp", "ipykernel.ipkernel")
+_KERNEL_MODULES = ("ipykernel.kernelapp", "ipykernel.ipkernel", "ipykernel.debugger")  # the debugger: half a second
 _ENV_READS = {}    # name -> value at the first read during the preload (None: not set)
 _FILE_READS = {}   # absolute path -> [size, mtime_ns, ctime_ns, ino, dev] at first open, or None (absent)
 _CHILDREN = {}     # pid -> pidfd (or None where pidfds are missing)
@@ -206,6 +206,7 @@ def _child(request, fds, closing):
         _os.environ.clear()
         _os.environ.update(request["env"])
         _sys.argv = list(request["argv"])
+        _sys.orig_argv = [_sys.executable, "-m", "ipykernel_launcher", *request["argv"][1:]]
         _sys.path[:] = _ORIGINAL_PATH
         code = _run_kernel(request)
     except SystemExit as end:
@@ -323,6 +324,8 @@ def _main(address, preload):
         undo()
     if not error and _threads() > 1:
         error = f"{_threads() - 1} thread(s) run in the template after its imports (forking would copy them dead)"
+    import gc
+    gc.freeze()  # the preloaded objects stay out of the children's collections: fewer pages copied
     record = {"env": _ENV_READS, "files": _FILE_READS,
               "modules": sorted(n for n in _sys.modules if "." not in n)}
     _serve(listener, error, record)
