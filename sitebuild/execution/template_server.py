@@ -103,6 +103,22 @@ def _watch_environment():
     return lambda: setattr(environ_type, "__getitem__", read)
 
 
+class _KernelShell:
+    """What ``get_ipython()`` answers while the template imports: as in a kernel, a shell
+    with a kernel (pandas, for one, sizes its tables by it when imported)."""
+
+    kernel = True
+
+
+def _as_in_a_kernel(on):
+    """Put the builtin ``get_ipython`` a kernel's imports find in place (or take it away)."""
+    import builtins
+    if on:
+        builtins.get_ipython = _KernelShell
+    elif getattr(builtins, "get_ipython", None) is _KernelShell:
+        del builtins.get_ipython
+
+
 def _preload(required, optional):
     """Import the kernel's own modules and ``required`` (site.yaml's names), then what of
     ``optional`` (names learned from the last build) imports, from the installation only;
@@ -115,6 +131,7 @@ def _preload(required, optional):
         for name in _KERNEL_MODULES:
             importlib.import_module(name)
         _RECORDING[0] = True
+        _as_in_a_kernel(True)
         for name in required:
             try:
                 importlib.import_module(name)
@@ -126,6 +143,7 @@ def _preload(required, optional):
             except Exception:
                 pass
     finally:
+        _as_in_a_kernel(False)
         _sys.path[:] = kept
     outside = sorted(name for name, module in list(_sys.modules.items())
                      if isinstance(getattr(module, "__file__", None), str) and not _installed(module.__file__))
