@@ -65,9 +65,9 @@ class SiteConfig:
     #: The licence shown in every page's footer, and its address.
     licence: str = ""
     licence_url: str = ""
-    #: Installed modules the kernel template imports before forking each page's kernel
-    #: (None: those the last build's pages imported).
-    preload: tuple[str, ...] | None = None
+    #: Installed modules the kernel template imports before forking each page's kernel;
+    #: "learned": those the last build's pages held; None: only the kernel's own.
+    preload: tuple[str, ...] | str | None = None
 
 
 @dataclass(frozen=True)
@@ -157,13 +157,16 @@ def load_site_config(path: Path) -> SiteConfig:
 
 
 #: What ``preload:`` must be.
-PRELOAD_EXPECTED = "a list of installed module names to import before the pages (such as numpy or matplotlib.pyplot)"
+PRELOAD_EXPECTED = ("a list of installed module names to import before the pages (such as numpy or "
+                    "matplotlib.pyplot), or learned (those the last build's pages held)")
 
 
-def _parse_preload(raw: dict, path: Path) -> tuple[str, ...] | None:
-    """site.yaml's ``preload:`` (None when absent: the build learns the list)."""
+def _parse_preload(raw: dict, path: Path) -> tuple[str, ...] | str | None:
+    """site.yaml's ``preload:``: module names, "learned", or None when absent."""
     if "preload" not in raw:
         return None
+    if raw["preload"] == "learned":
+        return "learned"
     names = raw["preload"] if raw["preload"] is not None else []
     _expect(isinstance(names, list), f"{path}: preload", PRELOAD_EXPECTED, names)
     for index, name in enumerate(names):

@@ -153,7 +153,7 @@ def gather_executions(config: BuildConfig, pages: list, progress: Progress,
 
         job = make_job(page, config.root, _page_timeout(config, page))
         job.reason = _why_run(config, page, lookup)
-        job.learn_modules = config.site.preload is None
+        job.learn_modules = config.site.preload == "learned"
         jobs.append(job)
     reasons = {job.slug: job.reason for job in jobs}
     learned: set[str] = set()
@@ -178,7 +178,7 @@ def gather_executions(config: BuildConfig, pages: list, progress: Progress,
         execute_pages(jobs, config.jobs, on_done=done,
                       meanwhile=(lambda: _scan_packages(config)) if will_render else None,
                       preload=_preload(config))
-        if config.site.preload is None and learned and not config.only:
+        if config.site.preload == "learned" and learned and not config.only:
             # Pages kept from the cache imported what they did before: their share stays.
             every_page_ran = len(jobs) == len(pages) - sum(r.status == "no code" for r in executed.values())
             remember_preload(config.cache_dir, learned, replace=every_page_ran)
@@ -192,15 +192,16 @@ def gather_executions(config: BuildConfig, pages: list, progress: Progress,
 
 
 def _preload(config: BuildConfig):
-    """What the kernel template imports: site.yaml's ``preload:``, else what the last
-    build's pages imported; None (no template) when kernels are to start fresh."""
+    """What the kernel template imports besides the kernel's own modules: site.yaml's
+    ``preload:`` names, or with ``preload: learned`` what the last build's pages held;
+    None (no template) when kernels are to start fresh."""
     from sitebuild.execution.template import Preload, learned_preload
 
     if config.kernels == "fresh":
         return None
-    if config.site.preload is not None:
-        return Preload(required=config.site.preload)
-    return Preload(optional=learned_preload(config.cache_dir))
+    if config.site.preload == "learned":
+        return Preload(optional=learned_preload(config.cache_dir))
+    return Preload(required=config.site.preload or ())
 
 
 def _scan_packages(config: BuildConfig) -> None:

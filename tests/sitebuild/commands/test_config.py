@@ -22,11 +22,13 @@ def test_data_theme_is_read(tmp_path):
     assert load_site_config(tmp_path / "none.yaml").data_theme == ""
 
 
-def test_preload_is_read_and_absent_means_learned(tmp_path):
+def test_preload_is_read(tmp_path):
     (tmp_path / "site.yaml").write_text("preload: [numpy, matplotlib.pyplot]\n")
     assert load_site_config(tmp_path / "site.yaml").preload == ("numpy", "matplotlib.pyplot")
     (tmp_path / "site.yaml").write_text("preload: []\n")
     assert load_site_config(tmp_path / "site.yaml").preload == ()
+    (tmp_path / "site.yaml").write_text("preload: learned\n")
+    assert load_site_config(tmp_path / "site.yaml").preload == "learned"
     (tmp_path / "site.yaml").write_text("title: T\n")
     assert load_site_config(tmp_path / "site.yaml").preload is None
 
@@ -64,6 +66,7 @@ def test_steps_are_parsed(tmp_path):
     ("colour: red\n", "expected only the settings title, themes, steps, timeout, data_theme, inputs, preload, "
                      "bibliography"),
     ("preload: numpy\n", "preload: expected " + PRELOAD_EXPECTED + ", found 'numpy'"),
+    ("preload: {numpy: 1}\n", "preload: expected " + PRELOAD_EXPECTED + ", found {'numpy': 1}"),
     ("preload: [numpy, 3]\n", "preload[1]: expected a module name (dotted identifiers, such as matplotlib.pyplot), "
                                "found 3"),
     ("preload: [numpy, 'matplotlib/pyplot']\n", "preload[1]: expected a module name (dotted identifiers, such as "

@@ -280,11 +280,12 @@ def test_the_learned_preload_is_kept_for_the_next_build(tmp_path):
     assert learned_preload(tmp_path) == ()
 
 
-def test_a_build_without_preload_learns_what_its_pages_imported(tmp_path):
+def test_a_build_with_preload_learned_learns_what_its_pages_imported(tmp_path):
     from sitebuild.commands.build import run_build
     from site_helpers import site_config
 
     (tmp_path / "explainers").mkdir()
+    (tmp_path / "site.yaml").write_text("preload: learned\n")
     for n in (1, 2):
         (tmp_path / "explainers" / f"learn-{n}.md").write_text(
             f"---\ntitle: Learn {n}\nsummary: s\n---\n\n```python\nimport scipy.special\nprint({n})\n```\n")
