@@ -19,6 +19,22 @@ from site_helpers import REPO
 COPIED = ("explainers", "faircode", "audits", "results")
 
 
+def merged_streams(outputs: dict[int, list]) -> dict[int, list]:
+    """Each block's outputs with consecutive text of one stream joined: where a long print
+    is cut into messages depends on when the kernel flushed (timing), in any kernel."""
+    merged = {}
+    for n, items in outputs.items():
+        joined: list = []
+        for item in items:
+            if (item.get("output_type") == "stream" and joined and joined[-1].get("output_type") == "stream"
+                    and joined[-1].get("name") == item.get("name")):
+                joined[-1] = dict(joined[-1], text=joined[-1]["text"] + item["text"])
+            else:
+                joined.append(item)
+        merged[n] = joined
+    return merged
+
+
 @pytest.mark.slow
 def test_every_real_page_gives_the_same_outputs_on_a_forked_kernel(tmp_path):
     for name in COPIED:
@@ -42,7 +58,7 @@ def test_every_real_page_gives_the_same_outputs_on_a_forked_kernel(tmp_path):
         assert a.blocks == b.blocks, job.slug
         assert a.figures == b.figures, job.slug
         assert a.inline == b.inline and a.claims == b.claims, job.slug
-        assert a.notebook_outputs == b.notebook_outputs, job.slug
+        assert merged_streams(a.notebook_outputs) == merged_streams(b.notebook_outputs), job.slug
         assert set(a.deps["files"]) <= set(b.deps["files"]), job.slug
         assert a.deps["env"].items() <= b.deps["env"].items(), job.slug
         assert a.deps["listings"] == b.deps["listings"], job.slug
