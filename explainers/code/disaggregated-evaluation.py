@@ -79,13 +79,15 @@ def show(table):
               + ("  small sample" if r.small else ""))
 
 
-show(false_positive_rates(rows, "race"))
+race_table = false_positive_rates(rows, "race")
+show(race_table)
 print()
 cells = false_positive_rates(rows, ["race", "sex"])
-_show(show(cells))
+show(cells)
+by_race, by_cell = race_table.set_index("group"), cells.set_index("group")
 _figures(2)
 
-# --- block 3 (explainers/disaggregated-evaluation.md, line 150) ---
+# --- block 3 (explainers/disaggregated-evaluation.md, line 154) ---
 from faircode.metrics import fairness_report
 
 report = fairness_report(rows.reoffended, rows.flagged,
@@ -99,7 +101,7 @@ for r in report.itertuples():
           f"n {r.n_disadvantaged} vs {r.n_advantaged} | detectable {r.minimum_detectable_gap:.3f}")
 _figures(3)
 
-# --- block 4 (explainers/disaggregated-evaluation.md, line 171) ---
+# --- block 4 (explainers/disaggregated-evaluation.md, line 178) ---
 print(f"{'':18s} men minus women, false positive rate")
 for race in ["African-American", "Caucasian", "Hispanic", "Other"]:
     subset = did_not_reoffend[did_not_reoffend.race == race]
@@ -110,7 +112,7 @@ for race in ["African-American", "Caucasian", "Hispanic", "Other"]:
           f"(n {r.n_a} men, {r.n_b} women)")
 _figures(4)
 
-# --- block 5 (explainers/disaggregated-evaluation.md, line 190) ---
+# --- block 5 (explainers/disaggregated-evaluation.md, line 197) ---
 import matplotlib.pyplot as plt
 
 shown = cells[cells.negatives > 0].sort_values("fpr").reset_index(drop=True)

@@ -25,7 +25,7 @@ def _figures(block):
         print(f"saved {path.name}")
     plt.close("all")
 
-# --- block 1 (explainers/equal-opportunity-and-equalized-odds.md, line 81) ---
+# --- block 1 (explainers/equal-opportunity-and-equalized-odds.md, line 85) ---
 import numpy as np
 import pandas as pd
 from faircode.benchmark import load_audit
@@ -51,7 +51,7 @@ print(table.pivot_table(index="group", columns="reoffended", values="flagged",
                         aggfunc=["mean", "size"]).round(4))
 _figures(1)
 
-# --- block 2 (explainers/equal-opportunity-and-equalized-odds.md, line 113) ---
+# --- block 2 (explainers/equal-opportunity-and-equalized-odds.md, line 117) ---
 from faircode.audit_summary import METRIC_LABELS
 from faircode.metrics import equal_opportunity_diff, false_positive_rate_diff, equalized_odds_diff
 
@@ -64,7 +64,7 @@ for name, flagged in decisions.items():
               f"(rows {r.n_disadvantaged} vs {r.n_advantaged}) {r.note}")
 _figures(2)
 
-# --- block 3 (explainers/equal-opportunity-and-equalized-odds.md, line 142) ---
+# --- block 3 (explainers/equal-opportunity-and-equalized-odds.md, line 146) ---
 from faircode.significance import stratified_permutation_test
 
 def largest_gap(flagged, group, outcome):
@@ -101,7 +101,7 @@ for name, flagged in decisions.items():
           f"faircode exact p {exact[name]:.1e}")
 _figures(3)
 
-# --- block 4 (explainers/equal-opportunity-and-equalized-odds.md, line 185) ---
+# --- block 4 (explainers/equal-opportunity-and-equalized-odds.md, line 189) ---
 import matplotlib.pyplot as plt
 from scipy.stats import binomtest
 

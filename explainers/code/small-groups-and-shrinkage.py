@@ -25,7 +25,7 @@ def _figures(block):
         print(f"saved {path.name}")
     plt.close("all")
 
-# --- block 1 (explainers/small-groups-and-shrinkage.md, line 54) ---
+# --- block 1 (explainers/small-groups-and-shrinkage.md, line 53) ---
 import numpy as np
 import pandas as pd
 from faircode.benchmark import load_audit
@@ -46,7 +46,7 @@ print("lowest raw rates:", listed(by_raw.head(3)))
 print("highest raw rates:", listed(by_raw.tail(3)))
 _figures(1)
 
-# --- block 2 (explainers/small-groups-and-shrinkage.md, line 83) ---
+# --- block 2 (explainers/small-groups-and-shrinkage.md, line 82) ---
 from scipy import optimize, stats
 from scipy.special import betaln, gammaln
 
@@ -73,12 +73,12 @@ countries["weight"] = countries.rows / (countries.rows + a + b)
 countries["shrunk"] = (countries.flagged + a) / (countries.rows + a + b)
 _figures(2)
 
-# --- block 3 (explainers/small-groups-and-shrinkage.md, line 114) ---
+# --- block 3 (explainers/small-groups-and-shrinkage.md, line 113) ---
 shown = pd.concat([countries.sort_values("rows").head(5), countries.sort_values("rows").tail(3)])
 _show(shown[["rows", "flagged", "raw", "weight", "shrunk"]].rename_axis("country of birth").round(3))
 _figures(3)
 
-# --- block 4 (explainers/small-groups-and-shrinkage.md, line 119) ---
+# --- block 4 (explainers/small-groups-and-shrinkage.md, line 118) ---
 import matplotlib.pyplot as plt
 
 fig, ax = plt.subplots(figsize=(7, 4))
@@ -95,7 +95,7 @@ fig.tight_layout()
 _show(plt.show())
 _figures(4)
 
-# --- block 5 (explainers/small-groups-and-shrinkage.md, line 153) ---
+# --- block 5 (explainers/small-groups-and-shrinkage.md, line 152) ---
 rng = np.random.default_rng(2024)
 held_out = []
 for _ in range(100):
@@ -114,7 +114,7 @@ print(f"median held-out squared error: raw {np.median(held_out[:, 0]):.4f}, shru
 print(f"share of splits in which shrinkage is closer: {np.mean(held_out[:, 1] < held_out[:, 0]):.2f}")
 _figures(5)
 
-# --- block 6 (explainers/small-groups-and-shrinkage.md, line 184) ---
+# --- block 6 (explainers/small-groups-and-shrinkage.md, line 183) ---
 from scipy.stats import beta as beta_distribution
 
 TRUE_RATE, ROWS = 0.60, 15
