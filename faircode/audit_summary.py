@@ -21,10 +21,12 @@ from faircode.manifest import Manifest, intersection_name, load_manifest
 from faircode.significance import format_p
 
 __all__ = [
-    "GROUP_COLUMNS", "HEADLINE_METRICS", "METRIC_LABELS", "RESULT_COLUMNS", "audit_groups", "audit_overview",
-    "audit_results",
+    "FAVOURABLE_RATIO_LABEL", "GROUP_COLUMNS", "HARMFUL_RATIO_LABEL", "HEADLINE_METRICS", "INTERVAL_LABELS",
+    "METRIC_LABELS", "RESULT_COLUMNS", "STRATEGY_LABELS",
+    "audit_groups", "audit_overview", "audit_results",
     "SPREAD_RESULT_COLUMNS", "default_results_dir", "describe_groups", "favourable_ratio", "group_table",
-    "headline_rows", "interval_note", "results_table", "spread_note", "strategy_table", "with_seed_spread",
+    "attribute_label", "headline_rows", "interval_note", "results_table", "spread_note", "strategy_table",
+    "with_seed_spread",
 ]
 
 GROUP_COLUMNS = (
@@ -62,6 +64,38 @@ METRIC_LABELS = {
     "accuracy_diff": "accuracy",
 }
 """A reader's name for each metric of the results file."""
+
+HARMFUL_RATIO_LABEL = "ratio of harmful rates"
+"""The name of ``disparate_impact_ratio`` on an audit whose positive label is adverse: the
+results file divides the rates of the positive prediction, which is then a harm, while the
+disparate impact ratio of the four-fifths rule divides the rates of the favourable outcome
+(see :func:`favourable_ratio`)."""
+
+FAVOURABLE_RATIO_LABEL = "disparate impact ratio"
+"""The name of ``disparate_impact_ratio`` on an audit whose positive label is favourable,
+where the ratio of positive rates is the disparate impact ratio of the four-fifths rule."""
+
+STRATEGY_LABELS = {
+    "baseline": "baseline",
+    "unawareness_proxy_removal": "unawareness (proxies removed)",
+    "reweighing": "reweighing",
+    "group_thresholds": "group thresholds",
+}
+"""A reader's name for each mitigation strategy of the results file."""
+
+INTERVAL_LABELS = {
+    "agresti_caffo": "Agresti-Caffo (adjusted Wald)",
+    "newcombe": "Newcombe (hybrid score)",
+    "miettinen_nurminen": "Miettinen-Nurminen (score)",
+    "miettinen_nurminen_ratio": "Miettinen-Nurminen (score, ratio)",
+    "exact_unconditional": "exact unconditional",
+    "exact_unconditional_ratio": "exact unconditional (ratio)",
+    "sidak_agresti_caffo": "Sidak of two Agresti-Caffo",
+    "sidak_exact_unconditional": "Sidak of two exact unconditional",
+    "bootstrap": "percentile bootstrap",
+}
+"""A reader's name for each interval method (``ci_method``) of the results file; a method
+not listed is shown as it is written."""
 
 RESULTS_FILE = "results_fairness.csv"
 PERFORMANCE_FILE = "results_performance.csv"
@@ -195,7 +229,9 @@ def audit_results(
     else:
         chosen_seed = int(rows["seed"].min())
     rows = _select(rows, path / RESULTS_FILE, slug, "seed", chosen_seed)
-    return rows.reindex(columns=list(RESULT_COLUMNS)).reset_index(drop=True)
+    chosen = rows.reindex(columns=list(RESULT_COLUMNS)).reset_index(drop=True)
+    chosen.attrs["audit"] = slug
+    return chosen
 
 
 def results_table(rows: pd.DataFrame, *, alpha: float = 0.05) -> pd.DataFrame:
@@ -211,20 +247,22 @@ def results_table(rows: pd.DataFrame, *, alpha: float = 0.05) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        Indexed by attribute and metric, with text columns: the gap (signed; the disparate
-        impact ratio unsigned), its 95% interval (:func:`interval_note` names its method), the p-value and the
-        Holm p-value as
+        Indexed by attribute and metric (readable names; on an audit whose positive label is
+        adverse the ratio row is named :data:`HARMFUL_RATIO_LABEL`), with text columns: the gap
+        (signed; the ratio unsigned), its 95% interval and the interval's name
+        (:data:`INTERVAL_LABELS`), the p-value and the Holm p-value as
         :func:`faircode.significance.format_p` writes them, the minimum detectable gap, the
         rows compared, whether it is a finding, and the small-sample flag. Rows joined by
         :func:`with_seed_spread` add the gap's standard deviation and range over the seed
         sweep and the share of seeds whose gap has the other sign than the headline seed's.
     """
     table = pd.DataFrame({
-        "attribute": rows.protected_attribute,
-        "metric": rows.metric.map(METRIC_LABELS),
+        "attribute": rows.protected_attribute.map(attribute_label),
+        "metric": _metric_names(rows),
         "gap": [_gap_text(v, m) for v, m in zip(rows.value, rows.metric)],
         "95% interval": [f"{_gap_text(lo, m)} to {_gap_text(hi, m)}"
                          for lo, hi, m in zip(rows.ci_low, rows.ci_high, rows.metric)],
+        "interval": rows.get("ci_method", pd.Series("", index=rows.index)).map(_interval_text),
         "p": rows.p_value.map(_p_text),
         "Holm p": rows.p_adjusted.map(_p_text),
         "MDG": rows.minimum_detectable_gap.map(_gap_text),
@@ -269,7 +307,7 @@ def strategy_table(
     Returns
     -------
     pandas.DataFrame
-        Indexed by strategy, with text columns.
+        Indexed by strategy (its reader's name, :data:`STRATEGY_LABELS`), with text columns.
     """
     path = Path(results_dir) if results_dir is not None else default_results_dir()
     every = audit_results(audit, path, strategy=None, model=model)
@@ -284,7 +322,10 @@ def strategy_table(
     performance = pd.read_csv(path / PERFORMANCE_FILE)
     mine = performance[(performance.audit == _slug(audit)) & (performance.model == model)]
     accuracy = mine.set_index("strategy")["balanced_accuracy"]
-    return table.assign(**{"balanced accuracy": accuracy.map("{:.3f}".format)})
+    table = table.assign(**{"balanced accuracy": accuracy.map("{:.3f}".format)})
+    table.index = table.index.map(lambda strategy: STRATEGY_LABELS.get(strategy, strategy))
+    table.index.name = "strategy"
+    return table
 
 
 def with_seed_spread(rows: pd.DataFrame, audit: str | Path, results_dir: str | Path | None = None, *,
@@ -341,6 +382,7 @@ def with_seed_spread(rows: pd.DataFrame, audit: str | Path, results_dir: str | P
         "share_opposite_sign": "seed_share_opposite_sign"})
     key = ["protected_attribute", "strategy", "model", "metric"]
     joined = rows.merge(spread[key + list(SPREAD_RESULT_COLUMNS)], on=key, how="left", validate="many_to_one")
+    joined.attrs.update(rows.attrs)
     absent = joined[joined.seed_n.isna()]
     if not absent.empty:
         first = absent.iloc[0]
@@ -372,6 +414,37 @@ def interval_note(rows: pd.DataFrame) -> str:
             if kind not in named[method]:
                 named[method].append(kind)
     return "intervals: " + ", ".join(f"{m} ({', '.join(k)})" for m, k in named.items())
+
+
+def attribute_label(attribute: str) -> str:
+    """A reader's name for a protected attribute or intersection of the results file.
+
+    Examples
+    --------
+    >>> attribute_label("race_x_sex"), attribute_label("national_origin")
+    ('race by sex', 'national origin')
+    """
+    return attribute.replace("_x_", " by ").replace("_", " ")
+
+
+def _interval_text(method) -> str:
+    return INTERVAL_LABELS.get(method, method) if isinstance(method, str) and method else "n/a"
+
+
+def _metric_names(rows: pd.DataFrame) -> list[str]:
+    """The reader's name of each row's metric; the ratio's name says when it divides harms."""
+    names = []
+    audits = rows["audit"] if "audit" in rows.columns else [rows.attrs.get("audit")] * len(rows)
+    for audit, metric in zip(audits, rows.metric):
+        if metric == "disparate_impact_ratio" and audit is not None:
+            names.append(HARMFUL_RATIO_LABEL if _outcome(audit) == "adverse" else FAVOURABLE_RATIO_LABEL)
+        else:
+            names.append(METRIC_LABELS.get(metric, metric))
+    return names
+
+
+def _outcome(audit: str) -> str:
+    return load_manifest(find_manifest_path(audit)).label.outcome
 
 
 def spread_note(rows: pd.DataFrame) -> str:

@@ -1,6 +1,6 @@
 """Stage 5: checks over the gathered pages and their executions, returned as a list of
-:class:`Problem`. Scripts in sync, related slugs exist, internal links resolve, failed
-pages located in their .md."""
+:class:`Problem`. Scripts in sync, related slugs exist, internal links resolve, formulas
+render, failed pages located in their .md."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Iterable
 
 from sitebuild.execution.executed import ExecutedPage, PageError
 from sitebuild.execution.extract import script_path, script_text
+from sitebuild.source.math import formula_errors
 from sitebuild.source.read import Page
 from sitebuild.source.tokens import inline_children
 
@@ -118,6 +119,11 @@ def check_links(page: Page, anchors: dict[str, set[str]]) -> list[Problem]:
     return problems
 
 
+def check_math(page: Page) -> list[Problem]:
+    """An error at its .md line for each formula that cannot be rendered as MathML."""
+    return [Problem(page.rel_path, line, message) for line, message in formula_errors(page.tokens)]
+
+
 def check_site(pages: list[Page], executed: dict[str, ExecutedPage], *, scripts: bool = True) -> list[Problem]:
     """Run every check; return all problems found (failed pages first)."""
     slugs = {p.slug for p in pages}
@@ -134,4 +140,5 @@ def check_site(pages: list[Page], executed: dict[str, ExecutedPage], *, scripts:
             problems.extend(check_script(page))
         problems.extend(check_related(page, slugs))
         problems.extend(check_links(page, anchors))
+        problems.extend(check_math(page))
     return problems

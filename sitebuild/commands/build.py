@@ -154,11 +154,14 @@ def gather_executions(config: BuildConfig, pages: list, progress: Progress,
 
         job = make_job(page, config.root, _page_timeout(config, page))
         job.reason = _why_run(config, page, lookup)
+        job.learn_modules = config.site.preload == "learned"
         jobs.append(job)
     reasons = {job.slug: job.reason for job in jobs}
+    learned: set[str] = set()
 
     def done(result) -> None:
         result.reason = reasons.get(result.slug, "")
+        learned.update((result.deps or {}).pop(INSTALLED_MODULES, ()))
         note = untraced_warning(result.deps) if result.error is None and result.deps else ""
         page = by_slug[result.slug]
         if note and not (page.front.inputs or config.site.inputs or not page.front.cache):
@@ -169,11 +172,17 @@ def gather_executions(config: BuildConfig, pages: list, progress: Progress,
         progress(_status_line(result, result.slug))
 
     if jobs:
-        from sitebuild.execution.execute import execute_pages
+        from sitebuild.execution.execute import INSTALLED_MODULES, execute_pages
+        from sitebuild.execution.template import remember_preload
 
         progress(f"running {len(jobs)} page(s) on up to {min(config.jobs, len(jobs))} kernel(s)")
         execute_pages(jobs, config.jobs, on_done=done,
-                      meanwhile=(lambda: _scan_packages(config)) if will_render else None)
+                      meanwhile=(lambda: _scan_packages(config)) if will_render else None,
+                      preload=_preload(config))
+        if config.site.preload == "learned" and learned and not config.only:
+            # Pages kept from the cache imported what they did before: their share stays.
+            every_page_ran = len(jobs) == len(pages) - sum(r.status == "no code" for r in executed.values())
+            remember_preload(config.cache_dir, learned, replace=every_page_ran)
     cache.save()
     for page in pages:  # the states of what the reused pages depend on, as just checked
         result = executed.get(page.slug)
@@ -181,6 +190,19 @@ def gather_executions(config: BuildConfig, pages: list, progress: Progress,
             result.deps = dict(result.deps, states={name: cache.hasher.seen.get(name)
                                                     for name in result.deps.get("files", {})})
     return executed, warnings, len(jobs), cache.hasher
+
+
+def _preload(config: BuildConfig):
+    """What the kernel template imports besides the kernel's own modules: site.yaml's
+    ``preload:`` names, or with ``preload: learned`` what the last build's pages held;
+    None (no template) when kernels are to start fresh."""
+    from sitebuild.execution.template import Preload, learned_preload
+
+    if config.kernels == "fresh":
+        return None
+    if config.site.preload == "learned":
+        return Preload(optional=learned_preload(config.cache_dir))
+    return Preload(required=config.site.preload or ())
 
 
 def _scan_packages(config: BuildConfig) -> None:

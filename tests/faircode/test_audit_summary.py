@@ -170,7 +170,7 @@ def test_results_table_writes_one_line_per_test_as_a_reader_reads_it():
     parity = table.loc[("race", "demographic parity")]
     assert (parity["gap"], parity["95% interval"], parity["MDG"]) == ("-0.051", "-0.081 to -0.020", "0.041")
     assert (parity["rows compared"], parity["finding"], parity["small sample"]) == ("100 vs 200", "yes", "")
-    ratio = table.loc[("race", "ratio of positive rates")]
+    ratio = table.loc[("race", "ratio of positive rates")]    # rows that do not say their audit
     assert (ratio["gap"], ratio["finding"]) == ("0.800", "no")
     untested = table.loc[("sex", "predictive parity")]
     assert (untested["gap"], untested["small sample"], untested["finding"]) == ("n/a", "yes", "no")
@@ -291,3 +291,28 @@ def test_headline_rows_are_the_primary_attributes_parity_and_error_rate_gaps(res
     assert set(rows.metric) <= set(HEADLINE_METRICS)
     assert set(rows.protected_attribute) == {"race"}
     assert list(rows.metric) == ["demographic_parity_diff", "equal_opportunity_diff"]
+
+
+def test_results_table_names_the_ratio_by_what_it_divides_and_each_interval():
+    from faircode import audit_summary
+
+    adverse = audit_summary.audit_results("benefits_denial", strategy="baseline", model="logistic_regression")
+    favourable = audit_summary.audit_results("hiring_callbacks", strategy="baseline", model="logistic_regression")
+    adverse_table, favourable_table = audit_summary.results_table(adverse), audit_summary.results_table(favourable)
+    assert ("sex", audit_summary.HARMFUL_RATIO_LABEL) in adverse_table.index
+    assert ("race", audit_summary.FAVOURABLE_RATIO_LABEL) in favourable_table.index
+    assert not any(metric == "ratio of positive rates" for _, metric in adverse_table.index)
+    named = {audit_summary.INTERVAL_LABELS.get(m, m) for m in adverse.ci_method.dropna()}
+    assert set(adverse_table["interval"]) - {"n/a"} == named
+    # joining the seed spread keeps what the audit is
+    spread = audit_summary.with_seed_spread(adverse, "benefits_denial", missing="keep")
+    assert ("sex", audit_summary.HARMFUL_RATIO_LABEL) in audit_summary.results_table(spread).index
+
+
+def test_strategy_table_names_the_strategies_as_a_reader_does():
+    from faircode import audit_summary
+
+    table = audit_summary.strategy_table("benefits_denial", "sex")
+    assert set(table.index) == {audit_summary.STRATEGY_LABELS[s] for s in
+                                ("baseline", "unawareness_proxy_removal", "reweighing", "group_thresholds")}
+    assert audit_summary.attribute_label("race_x_sex") == "race by sex"
