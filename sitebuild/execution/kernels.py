@@ -240,6 +240,16 @@ def _launcher_path() -> str:
     return importlib.util.find_spec("ipykernel_launcher").origin
 
 
+def _descriptor(stream, standard: int) -> int:
+    """The file descriptor behind ``stream``, or the process's own ``standard`` one when the
+    stream has none (redirected to a StringIO by a test, a notebook or a caller): what a
+    normally started kernel inherits."""
+    try:
+        return stream.fileno()
+    except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation is both OSError and ValueError
+        return standard
+
+
 @functools.cache
 def _forked_manager_class():
     """A kernel manager that asks a template to fork its kernel (``template``), and starts
@@ -260,7 +270,7 @@ def _forked_manager_class():
                 process, record = self.template.fork(
                     self.connection_file, str(kw.get("cwd") or os.getcwd()), env,
                     [_launcher_path(), "-f", self.connection_file],
-                    sys.stdout.fileno(), stderr.fileno() if stderr is not None else sys.stderr.fileno())
+                    _descriptor(sys.stdout, 1), _descriptor(stderr if stderr is not None else sys.stderr, 2))
             except TemplateUnavailable as error:
                 note_once(TEMPLATE_FAILED.format(reason=error))
                 await super()._async_launch_kernel(kernel_cmd, **kw)
