@@ -25,7 +25,7 @@ def _figures(block):
         print(f"saved {path.name}")
     plt.close("all")
 
-# --- block 1 (explainers/inferred-group-membership.md, line 59) ---
+# --- block 1 (explainers/inferred-group-membership.md, line 61) ---
 import numpy as np
 import pandas as pd
 from faircode.benchmark import load_audit
@@ -41,7 +41,7 @@ print(f"flag rate: Black {flagged[black].mean():.3f}, white {flagged[~black].mea
 print(f"true gap in flag rate: {true_gap:+.3f}")
 _figures(1)
 
-# --- block 2 (explainers/inferred-group-membership.md, line 81) ---
+# --- block 2 (explainers/inferred-group-membership.md, line 83) ---
 rng = np.random.default_rng(11)
 print(f"{'error rate':>10s} {'mean measured gap':>18s} {'formula':>8s}")
 random_errors = {}
@@ -56,7 +56,7 @@ for error_rate in (0.1, 0.2, 0.3):
     print(f"{error_rate:10.1f} {np.mean(measured):+18.3f} {np.mean(predicted):+8.3f}")
 _figures(2)
 
-# --- block 3 (explainers/inferred-group-membership.md, line 108) ---
+# --- block 3 (explainers/inferred-group-membership.md, line 110) ---
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
 
@@ -79,8 +79,8 @@ print(f"gap by inferred race: {hard_gap:+.3f} (the formula for random errors wou
 print(f"gap weighted by the probability of being Black: {weighted_gap:+.3f}")
 _figures(3)
 
-# --- block 4 (explainers/inferred-group-membership.md, line 150) ---
-missing_chance = {"missing at random, 30%": np.full(len(people), 0.3),
+# --- block 4 (explainers/inferred-group-membership.md, line 154) ---
+missing_chance = {"missing completely at random, 30%": np.full(len(people), 0.3),
                   "missing unevenly": np.where(~black & (flagged == 0), 0.5, 0.1)}
 complete_case = {}
 for label, chance in missing_chance.items():
@@ -89,6 +89,6 @@ for label, chance in missing_chance.items():
         kept = rng.random(len(people)) >= chance
         gaps.append(flagged[kept & black].mean() - flagged[kept & ~black].mean())
     complete_case[label] = np.mean(gaps)
-    print(f"{label:24s} rows kept {1 - chance.mean():.3f}, mean complete-case gap {np.mean(gaps):+.3f}")
+    print(f"{label:33s} rows kept {1 - chance.mean():.3f}, mean complete-case gap {np.mean(gaps):+.3f}")
 complete_case_gap = complete_case["missing unevenly"]
 _figures(4)

@@ -44,7 +44,7 @@ for n in (25, 50, 100, 200, 500, 1000, 5000):
 print(f"largest difference of the normal column from the formula by hand: {max(from_hand):.1e}")
 _figures(1)
 
-# --- block 2 (explainers/minimum-detectable-gap.md, line 90) ---
+# --- block 2 (explainers/minimum-detectable-gap.md, line 91) ---
 print("planted gap = the normal formula's detectable gap; power of the exact test:")
 check = {}
 for n in (25, 100, 500, 1000):
@@ -57,7 +57,7 @@ for n in (25, 100, 500, 1000):
           f" ({exact_text}formula: {power_at_gap(n, n, gap, method='normal'):.1%})")
 _figures(2)
 
-# --- block 3 (explainers/minimum-detectable-gap.md, line 119) ---
+# --- block 3 (explainers/minimum-detectable-gap.md, line 120) ---
 results = pd.read_csv("results/results_fairness.csv")
 rows = results[(results.strategy == "unawareness_proxy_removal")
                & (results.model == "logistic_regression")
@@ -82,7 +82,7 @@ for r in rows.sort_values("detectable", ascending=False).itertuples():
           f" {r.detectable:10.3f} {own:>11} {r.value:+9.3f} {p_value:>9}")
 _figures(3)
 
-# --- block 4 (explainers/minimum-detectable-gap.md, line 172) ---
+# --- block 4 (explainers/minimum-detectable-gap.md, line 173) ---
 import matplotlib.pyplot as plt
 from faircode.plots import power_curve
 

@@ -79,7 +79,7 @@ for metric in (predictive_parity_diff, equal_opportunity_diff, false_positive_ra
           f"on {r.n_disadvantaged} vs {r.n_advantaged} rows")
 _figures(2)
 
-# --- block 3 (explainers/predictive-parity.md, line 148) ---
+# --- block 3 (explainers/predictive-parity.md, line 149) ---
 def precision_from_rates(p, tpr, fpr):
     """Precision of a decision with these error rates in a group with base rate p."""
     return p * tpr / (p * tpr + (1 - p) * fpr)
@@ -93,7 +93,7 @@ gap_then = equalized["Black"] - equalized["white"]
 print(f"precision gap {gap_then:+.3f} with equal error rates, {gap_now:+.3f} now ({gap_then / gap_now:.1f} times)")
 _figures(3)
 
-# --- block 4 (explainers/predictive-parity.md, line 166) ---
+# --- block 4 (explainers/predictive-parity.md, line 167) ---
 import matplotlib.pyplot as plt
 from scipy.stats import binomtest
 

@@ -103,7 +103,7 @@ _figures(3)
 _show(by_name[["gap", "p", "holm", "finding"]].round(4))
 _figures(4)
 
-# --- block 5 (explainers/reference-groups.md, line 188) ---
+# --- block 5 (explainers/reference-groups.md, line 187) ---
 rates = groups["flag rate"]
 largest_group = groups.index[0]
 best_treated = rates.idxmin()

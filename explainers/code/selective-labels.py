@@ -25,7 +25,7 @@ def _figures(block):
         print(f"saved {path.name}")
     plt.close("all")
 
-# --- block 1 (explainers/selective-labels.md, line 65) ---
+# --- block 1 (explainers/selective-labels.md, line 66) ---
 import numpy as np
 from faircode.benchmark import load_audit
 from faircode.metrics import equal_opportunity_diff, false_positive_rate_diff
@@ -41,7 +41,7 @@ print(f"test card holders: {len(test)}, young (under 25): {young.sum()}, default
 print(f"share the model flags: {flags.mean():.3f}")
 _figures(1)
 
-# --- block 2 (explainers/selective-labels.md, line 85) ---
+# --- block 2 (explainers/selective-labels.md, line 86) ---
 SCORECARD = ["PAY_0", "LIMIT_BAL"]
 scorecard = build_model("logistic_regression", random_state=42).fit(audit.X.iloc[train][SCORECARD], audit.y.iloc[train])
 past_risk = positive_scores(scorecard, audit.X.iloc[test][SCORECARD])
@@ -68,7 +68,7 @@ for label, gaps in (("every card holder", everyone), ("granted only", on_record)
               f"measured on {r.n_disadvantaged} young and {r.n_advantaged} older")
 _figures(2)
 
-# --- block 3 (explainers/selective-labels.md, line 137) ---
+# --- block 3 (explainers/selective-labels.md, line 139) ---
 granted_strictly = np.where(young, past_risk < 0.25, past_risk < 0.5)
 stricter = error_rate_gaps(granted_strictly)
 print(f"granted: young {granted_strictly[young].mean():.3f}, older {granted_strictly[~young].mean():.3f}")
@@ -77,7 +77,7 @@ for name, r in stricter.items():
           f"{r.n_disadvantaged} young, {r.n_advantaged} older")
 _figures(3)
 
-# --- block 4 (explainers/selective-labels.md, line 153) ---
+# --- block 4 (explainers/selective-labels.md, line 159) ---
 from faircode.metrics import demographic_parity_diff
 
 parity = demographic_parity_diff(defaulted, flags, young, significance=True)
