@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from sitebuild.execution.kernels import Kernel, kill_live_kernels, kill_tree, start_kernel
-from sitebuild.execution.executed import ClaimValue, ExecutedPage, InlineValue, PageError
-from sitebuild.execution.extract import KERNEL_SETUP_CELL
+from sitebuild.execution.executed import ClaimValue, ExecutedPage, ExecutionDraft, InlineValue, PageError
+from sitebuild.execution.extract import KERNEL_SETUP_CELL, kernel_notebook
 from sitebuild.execution.outputs import DEPS_MIME, ERROR_MIME, BlockError, convert_outputs
 
 if TYPE_CHECKING:
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 
 
-@dataclass
+@dataclass(frozen=True)
 class ExecutionJob:
     """What a worker needs to run one page (picklable)."""
 
@@ -52,7 +52,7 @@ def notebook_outputs(raw: list) -> list[dict]:
     return cleaned
 
 
-def _record_block(result: ExecutedPage, job: ExecutionJob, n: int, cell: NotebookNode) -> BlockError | None:
+def _record_block(result: ExecutionDraft, job: ExecutionJob, n: int, cell: NotebookNode) -> BlockError | None:
     outputs, figures, error = convert_outputs(job.slug, n, cell.get("outputs", []))
     result.blocks[n] = outputs
     result.figures.update(figures)
@@ -60,13 +60,13 @@ def _record_block(result: ExecutedPage, job: ExecutionJob, n: int, cell: Noteboo
     return error
 
 
-def _record_finish(result: ExecutedPage, job: ExecutionJob, cell: NotebookNode) -> None:
+def _record_finish(result: ExecutionDraft, job: ExecutionJob, cell: NotebookNode) -> None:
     for raw in cell.get("outputs", []):
         report = raw.get("data", {}).get(DEPS_MIME)
         if report is None:
             continue
-        result.deps = report["deps"]
-        result.deps["files"].pop(job.rel_path, None)
+        result.trace = report["deps"]
+        result.trace.get("files", {}).pop(job.rel_path, None)
         result.python = report["python"]
         result.inline = [InlineValue(i, v.get("value", ""), v.get("error", "")) for i, v in enumerate(report["inline"])]
         result.claims = [ClaimValue(i, v.get("holds"), v.get("values", []), v.get("error", ""))
@@ -81,7 +81,7 @@ def _where(role: str, n: int | None) -> str:
     return {"block": f"while running block {n}", "setup": "while starting", "finish": "while evaluating inline values"}[role]
 
 
-def _run_cells(client, job: ExecutionJob, result: ExecutedPage, deadline: float, prepared: bool = False) -> None:
+def _run_cells(client, job: ExecutionJob, result: ExecutionDraft, deadline: float, prepared: bool = False) -> None:
     """Run the notebook's cells in order, recording each block; a ``prepared`` kernel has
     run the setup cell already."""
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
@@ -171,12 +171,12 @@ def _execute_once(job: ExecutionJob, kernel: Kernel | None, ready: Callable[[], 
     from nbclient import NotebookClient
 
     started = time.monotonic()
-    result = ExecutedPage(slug=job.slug)
+    result = ExecutionDraft(slug=job.slug, reason=job.reason)
     try:
         kernel = kernel or start_kernel(job.root)
     except Exception as error:
         result.error, result.status = PageError("kernel", f"the kernel could not start: {error}"), "failed"
-        return result
+        return result.finished()
     client = NotebookClient(copy.deepcopy(job.notebook), km=kernel.manager, timeout=int(job.timeout) + 1,
                             allow_errors=True, interrupt_on_timeout=False, record_timing=False,
                             resources={"metadata": {"path": job.root}})
@@ -200,7 +200,7 @@ def _execute_once(job: ExecutionJob, kernel: Kernel | None, ready: Callable[[], 
     result.seconds = time.monotonic() - started
     if result.error is not None:
         result.status = "failed"
-    return result
+    return result.finished()
 
 
 def run_in_order(next_job: Callable[[], ExecutionJob | None], more_waiting: Callable[[], bool],
@@ -323,13 +323,12 @@ def _run_in_processes(jobs: list[ExecutionJob], count: int, done: Callable[[Exec
                 kill_tree(process.pid)
     for job in jobs:
         if job.slug not in finished:
-            done(ExecutedPage(slug=job.slug, status="failed",
+            done(ExecutedPage(slug=job.slug, status="failed", reason=job.reason,
                               error=PageError("kernel", "the worker process running this page died; run it alone with --only")))
 
 
-def make_job(page, root: Path, timeout: float) -> ExecutionJob:
-    """The execution job of a :class:`~sitebuild.source.read.Page`."""
-    from sitebuild.execution.extract import kernel_notebook
-
+def make_job(page, root: Path, timeout: float, reason: str = "") -> ExecutionJob:
+    """The execution job of a :class:`~sitebuild.source.read.Page`, which runs for ``reason``."""
     return ExecutionJob(slug=page.slug, rel_path=page.rel_path, root=str(root), notebook=kernel_notebook(page),
-                        timeout=timeout, expect_error=frozenset(b.n for b in page.code_blocks if b.options.get("expect-error")))
+                        timeout=timeout, expect_error=frozenset(b.n for b in page.code_blocks if b.options.get("expect-error")),
+                        reason=reason)

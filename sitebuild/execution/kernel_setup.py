@@ -34,6 +34,7 @@ _SB_LISTINGS = {}   # folder -> sha256 of the sorted names it held when first li
 _SB_ENV = {}        # name -> value at first read (None: not set)
 _SB_ENV_SET = set() # names the page set itself
 _SB_SPAWNED = set()
+_SB_WRITTEN = set() # files the page opened for writing, replaced or renamed onto
 _SB_QUIET = set()   # threads inside the recorder itself
 if _SB_ROOT not in _sb_sys.path:
     _sb_sys.path.insert(0, _SB_ROOT)
@@ -131,6 +132,9 @@ def _sb_open_event(args):
         access = flags & _sb_os.O_ACCMODE
         reads, creates = access != _sb_os.O_WRONLY, bool(flags & _sb_os.O_CREAT)
         truncates = bool(flags & (_sb_os.O_TRUNC | _sb_os.O_EXCL))
+    if creates or (isinstance(mode, str) and "+" in mode) or (
+            not isinstance(mode, str) and flags & _sb_os.O_ACCMODE != _sb_os.O_RDONLY):
+        _sb_note_write(path)
     if truncates:
         key = _sb_key(path)
         if key is not None and (key not in _SB_FILES or _SB_FILES[key][0] is None):
@@ -138,6 +142,12 @@ def _sb_open_event(args):
             _SB_MADE.add(key)
     elif reads:
         _sb_note_file(path, creates)
+
+
+def _sb_note_write(path):
+    key = _sb_key(path)
+    if key is not None:
+        _SB_WRITTEN.add(key)
 
 
 def _sb_audit(event, args):
@@ -154,6 +164,8 @@ def _sb_audit(event, args):
         elif event == "sqlite3.connect" and args and isinstance(args[0], (str, bytes, _sb_os.PathLike)):
             if _sb_os.fsdecode(args[0]) not in (":memory:", "") and not str(args[0]).startswith("file:"):
                 _sb_note_file(args[0])
+        elif event == "os.rename" and len(args) > 1 and not isinstance(args[1], int):
+            _sb_note_write(args[1])  # os.rename and os.replace, so shutil.move too
         elif event in _SB_SPAWN_EVENTS:
             _SB_SPAWNED.add(_sb_command_name(event, args))
     except Exception:
@@ -412,17 +424,32 @@ def _sb_file_report():
     return files
 
 
+def _sb_writes():
+    """The files the page wrote that are still there (record names), sorted."""
+    return sorted(key for key in _SB_WRITTEN if _sb_os.path.isfile(_sb_os.path.join(_SB_ROOT, key)))
+
+
+#: The sections of the report, one per recorder, in the order they are taken (the modules
+#: first: a module's file joins the files read). A new kind of traced input adds its own.
+_SB_SECTIONS = {
+    "packages": _sb_modules,
+    "files": _sb_file_report,
+    "listings": lambda: dict(_SB_LISTINGS),
+    "env": lambda: dict(_SB_ENV),
+    "writes": _sb_writes,
+    "untraced": _sb_untraced,
+}
+
+
 def _sb_finish(items, claims=()):
-    """Report what the page depended on (files, folders listed, environment, packages,
-    what was not traced), its inline values and its checked claims."""
+    """Report what the page depended on (one section per recorder, see _SB_SECTIONS), its
+    inline values and its checked claims."""
     thread = _sb_threading.get_ident()
     inline = _sb_inline(items)
     claim_values = _sb_claims(claims)
     _SB_QUIET.add(thread)
     try:
-        packages = _sb_modules()
-        report = {"files": _sb_file_report(), "listings": dict(_SB_LISTINGS), "env": dict(_SB_ENV),
-                  "packages": packages, "untraced": _sb_untraced()}
+        report = {name: section() for name, section in _SB_SECTIONS.items()}
     finally:
         _SB_QUIET.discard(thread)
     _sb_publish(_SB_DEPS_MIME, {"deps": report, "python": _sb_sys.version, "inline": inline,
