@@ -460,10 +460,27 @@ def _this_build_feeds(state: _Settling, order: PageOrder) -> tuple[Feeds, tuple[
 
 
 def _late_readers(state: _Settling, feeds: Feeds) -> tuple[str, ...]:
-    """The pages that read what a page wrote which ran in their wave or a later one."""
+    """The pages to settle again: those that read what a page wrote which ran in their wave
+    or a later one, and those whose code raised while a page that wrote files ran in their
+    wave or later (on a first build nothing tells yet that the one reads what the other
+    writes, and the error may be the file missing)."""
+    def ran_since(writer: str, reader: str) -> bool:
+        return writer != reader and writer in state.ran and state.ran[writer] >= state.wave.get(reader, 0)
+
     fed_by = feeders(list(state.by_path), feeds)
-    return tuple(reader for reader, writers in fed_by.items()
-                 if any(w in state.ran and state.ran[w] >= state.wave.get(reader, 0) for w in writers))
+    late = [reader for reader, writers in fed_by.items() if any(ran_since(w, reader) for w in writers)]
+    writers = [rel for rel, page in state.by_path.items() if _wrote(state.executed.get(page.slug))]
+    late += [rel for rel, page in state.by_path.items() if rel not in late and _raised(state.executed.get(page.slug))
+             and any(ran_since(w, rel) for w in writers)]
+    return tuple(late)
+
+
+def _wrote(result: ExecutedPage | None) -> bool:
+    return result is not None and bool(result.writes)
+
+
+def _raised(result: ExecutedPage | None) -> bool:
+    return result is not None and result.error is not None and result.error.kind == "exception"
 
 
 def _cycle_problem(cycle: tuple[str, ...], feeds: Feeds) -> Problem | None:
