@@ -308,7 +308,8 @@ def read_stage(config: BuildConfig) -> ReadPages:
     pages, source_errors = read_pages_cached(config.source, config.root, config.cache_dir)
     unknown = sorted(set(config.only) - {p.slug for p in pages})
     if unknown:
-        raise ConfigError(f"--only: no page {unknown} in {config.source}; expected some of {sorted(p.slug for p in pages)}")
+        raise ConfigError(f"--only: no page {unknown} in {config.source}; "
+                          f"expected some of {sorted(p.slug for p in pages)}")
     return ReadPages(tuple(pages), tuple(source_errors))
 
 

@@ -34,6 +34,11 @@ HASHES_FILE = "file-hashes.json"
 PACKAGE_SETS_DIR = "package-sets"
 
 
+class ForeignEntry(Exception):
+    """An entry written by an engine that keeps entries in another format (never corrupt:
+    the page runs again, and its new entry replaces it)."""
+
+
 def page_key(page: Page) -> str:
     """The content address of a page's execution: its runnable code and options only."""
     material = {
@@ -96,8 +101,8 @@ class ExecutionCache:
         return expand_inputs(self.site_inputs + page.front.inputs, self.root)
 
     def _entry(self, key: str) -> dict | None:
-        """The stored entry of ``key`` (None when there is none, or when an engine of another
-        format wrote it), its ``deps`` decoded (:class:`Deps`, its package set read in):
+        """The stored entry of ``key`` (None when there is none; :class:`ForeignEntry` when
+        an engine of another format wrote it), its ``deps`` decoded (:class:`Deps`, its package set read in):
         ``entry["package_set"]`` keeps the set's digest (None for an entry that lists its
         packages itself)."""
         try:
@@ -106,7 +111,7 @@ class ExecutionCache:
         except FileNotFoundError:
             return None
         if entry.get("format") != CACHE_FORMAT:
-            return None
+            raise ForeignEntry(entry.get("format"))
         if entry.get("key") != key:
             raise ValueError("the entry does not match its address")
         packages = entry["deps"].get(Package.kind)
@@ -150,6 +155,8 @@ class ExecutionCache:
                 return Lookup(None, stale)
             result = _decode(entry["result"], status="cached", deps=deps.refreshed(self.context),
                              digest=entry.get("digest", ""))
+        except ForeignEntry:
+            return Lookup(None, "engine changed")
         except (ValueError, KeyError, TypeError, AttributeError) as error:
             self.entry_path(key).unlink(missing_ok=True)
             return Lookup(None, "its cache entry was corrupt",
@@ -163,7 +170,7 @@ class ExecutionCache:
             entry = self._entry(key) if isinstance(key, str) else None
             return _decode(entry["result"], status="kept", deps=entry["deps"],
                            digest=entry.get("digest", "")) if entry else None
-        except (ValueError, KeyError, TypeError, AttributeError):
+        except (ValueError, KeyError, TypeError, AttributeError, ForeignEntry):
             return None
 
     def store(self, page: Page, result: ExecutedPage) -> ExecutedPage:

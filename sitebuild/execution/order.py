@@ -62,7 +62,8 @@ def feeds_of(reads: Mapping[str, Iterable[str]], writes: Mapping[str, Iterable[s
     written = frozenset(step_writes).union(*page_writes.values())
     page_reads = {page: frozenset(n for n in names if _inside(n) and _reached(n, written))
                   for page, names in reads.items()}
-    return Feeds(_frozen({p: w for p, w in page_writes.items() if w}), _frozen({p: r for p, r in page_reads.items() if r}))
+    return Feeds(_frozen({p: w for p, w in page_writes.items() if w}),
+                 _frozen({p: r for p, r in page_reads.items() if r}))
 
 
 def load_feeds(cache_dir: Path) -> Feeds:

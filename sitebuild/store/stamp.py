@@ -25,9 +25,10 @@ from typing import Any, Callable, Iterable, Mapping
 
 from sitebuild.store.files import RACY_NS, file_state, git_entry, is_racy, write_text_atomic
 
-__all__ = ["RACY_NS", "stat_line", "tree_lines", "fingerprint", "deps_state", "read_stamp", "write_stamp", "is_up_to_date",
-           "recorded_inputs", "write_recorded_inputs", "generated_digest", "output_state", "site_states",
-           "site_unchanged", "read_site_files", "write_site_files", "STAMP_FILE", "INPUTS_FILE", "SITE_FILES", "CurrentState"]
+__all__ = ["RACY_NS", "stat_line", "tree_lines", "fingerprint", "deps_state", "read_stamp", "write_stamp",
+           "is_up_to_date", "recorded_inputs", "write_recorded_inputs", "generated_digest", "output_state",
+           "site_states", "site_unchanged", "read_site_files", "write_site_files", "STAMP_FILE", "INPUTS_FILE",
+           "SITE_FILES", "CurrentState"]
 
 STAMP_FORMAT = 3
 STAMP_FILE = "last-build.json"

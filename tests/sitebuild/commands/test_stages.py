@@ -15,7 +15,8 @@ from sitebuild.execution.order import load_feeds
 from sitebuild.store.files import FINE_RACY_NS
 from site_helpers import site_config
 
-PAGE = "---\ntitle: Staged\nsummary: A page of the stage tests.\n---\n\nThe value is 42.\n\n```python\nprint('value', 42)\n```\n"
+PAGE = ("---\ntitle: Staged\nsummary: A page of the stage tests.\n---\n\nThe value is 42.\n\n"
+        "```python\nprint('value', 42)\n```\n")
 
 
 @pytest.fixture(scope="module")
@@ -48,8 +49,8 @@ def test_each_stage_returns_frozen_data_that_refuses_changes(staged):
     assert order.levels == (("explainers/staged.md",),) and executions.ran == 0
     result = executions.pages["staged"]
     assert result.status == "cached" and result.deps is not None
-    for frozen, name in ((read, "pages"), (order, "levels"), (executions, "ran"), (result, "reason"),
-                         (result, "deps"), (result.deps, "engine")):
+    for frozen, name in ((read, "pages"), (read.pages[0], "slug"), (order, "levels"), (executions, "ran"),
+                         (result, "reason"), (result, "deps"), (result.deps, "engine")):
         with pytest.raises(FrozenInstanceError):
             setattr(frozen, name, None)
     with pytest.raises(TypeError):

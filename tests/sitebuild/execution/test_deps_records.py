@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy
 import pytest
 
-from sitebuild.execution.cache import ExecutionCache
+from sitebuild.execution.cache import ExecutionCache, page_key
 from sitebuild.execution.deps import (RECORD_TYPES, CheckContext, Deps, EnvRead, FileHasher, FileRead,
                                       Package, code_digest, current_state, entry_deps, record_type)
 from sitebuild.execution.executed import ExecutedPage
@@ -93,3 +93,18 @@ def test_a_kind_is_registered_once():
     with pytest.raises(ValueError):
         record_type(FileRead)
     assert list(RECORD_TYPES) == ["files", "listings", "env", "packages"]
+
+
+def test_an_entry_of_another_format_reruns_the_page_without_a_warning(tmp_path):
+    import json
+
+    (tmp_path / "explainers").mkdir()
+    (tmp_path / "explainers" / "p.md").write_text(PAGE)
+    page = read_page(tmp_path / "explainers" / "p.md", tmp_path)
+    cache = ExecutionCache(tmp_path / "cache", tmp_path, env={"FC_RECORD_TEST": "1"}, engine=code_digest())
+    cache.store(page, ExecutedPage(slug="p", trace=report(tmp_path)))
+    path = cache.entry_path(page_key(page))
+    entry = json.loads(path.read_text())
+    path.write_text(json.dumps(dict(entry, format=2)))  # as an older engine wrote it
+    found = ExecutionCache(tmp_path / "cache", tmp_path, env={"FC_RECORD_TEST": "1"}, engine=code_digest()).lookup(page)
+    assert found.page is None and found.reason == "engine changed" and found.warnings == ()

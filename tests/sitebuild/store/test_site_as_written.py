@@ -12,7 +12,8 @@ from sitebuild.store.files import FINE_RACY_NS
 from sitebuild.store.stamp import read_site_files, site_states
 from site_helpers import site_config
 
-PAGE = "---\ntitle: Written\nsummary: A page of the stamp tests.\n---\n\nA page.\n\n```python\nprint('value', 6 * 7)\n```\n"
+PAGE = ("---\ntitle: Written\nsummary: A page of the stamp tests.\n---\n\nA page.\n\n"
+        "```python\nprint('value', 6 * 7)\n```\n")
 
 
 def build(root: Path):
