@@ -5,7 +5,7 @@ traced input: each file it read with the file's state at that moment, the folder
 listed, the environment variables it read, the installed packages it imported, and the
 files it wrote. :func:`entry_deps` turns that record into :class:`Deps`, frozen: one
 record per input (:class:`FileRead`, :class:`Listing`, :class:`EnvRead`,
-:class:`Package`), each of which knows
+:class:`Package`, :class:`FileWritten`), each of which knows
 
 - how it is stale (:meth:`Record.stale`, "" while it holds, else a few words such as
   "`data.csv` changed"),
@@ -284,7 +284,7 @@ def _tuple(value: Any) -> tuple | None:
 
 
 #: Names of a cache entry's ``deps`` that are not record kinds.
-ENTRY_FIELDS = ("engine", "inputs", "writes")
+ENTRY_FIELDS = ("engine", "inputs")
 
 
 @record_type
@@ -469,6 +469,38 @@ class Package(Record):
         return cls(key, value.get("version"), tuple(value["stamp"]))
 
 
+@record_type
+@dataclass(frozen=True)
+class FileWritten(Record):
+    """A file the page wrote (made, truncated, appended to, or renamed onto) that was still
+    there when it ended. It runs again when the file is gone, so that the pages reading it
+    find it (see :mod:`sitebuild.execution.order`). Never watched: the build writes it."""
+
+    path: str
+    kind: ClassVar[str] = "writes"
+
+    @classmethod
+    def from_report(cls, section: list, context: CheckContext) -> Iterable[FileWritten]:
+        return (cls(name) for name in sorted(set(section)))
+
+    def stale(self, context: CheckContext) -> str:
+        return "" if (context.root / self.path).is_file() else f"`{self.path}`, which it writes, is missing"
+
+    def state(self) -> bool:
+        return True
+
+    @classmethod
+    def state_now(cls, key: str, recorded: Any, root: Path, env: Mapping[str, str]) -> bool:
+        return (root / key).is_file()
+
+    def to_json(self) -> bool:
+        return True
+
+    @classmethod
+    def from_json(cls, key: str, value: bool) -> FileWritten:
+        return cls(key)
+
+
 def _frozen(mapping: dict) -> Mapping:
     return MappingProxyType(mapping)
 
@@ -476,13 +508,11 @@ def _frozen(mapping: dict) -> Mapping:
 @dataclass(frozen=True)
 class Deps:
     """The validity conditions of a cache entry: the engine's digest, the records of each
-    kind (by :attr:`Record.kind`), the declared inputs (name, sha256 or None) and the files
-    the page wrote (record names)."""
+    kind (by :attr:`Record.kind`) and the declared inputs (name, sha256 or None)."""
 
     engine: str
     records: Mapping[str, tuple[Record, ...]] = field(default_factory=lambda: _frozen({}))
     inputs: tuple[tuple[str, str | None], ...] = ()
-    writes: tuple[str, ...] = ()
 
     def of_kind(self, kind: type[Record]) -> tuple[Record, ...]:
         """The records of one kind."""
@@ -502,6 +532,11 @@ class Deps:
     def files_read(self) -> list[str]:
         """The files read or imported (not those looked for and absent), sorted."""
         return sorted(r.path for r in self.of_kind(FileRead) if r.digest is not None)
+
+    @property
+    def writes(self) -> tuple[str, ...]:
+        """The files the page wrote (record names), sorted."""
+        return tuple(r.path for r in self.of_kind(FileWritten))
 
     @property
     def reads(self) -> frozenset[str]:
@@ -550,8 +585,8 @@ class Deps:
         return {record.key: record.to_json() for record in self.records.get(kind, ())}
 
     def to_json(self) -> dict:
-        """The entry's ``deps``: the engine, each kind's records, inputs and writes."""
-        data: dict = {"engine": self.engine, "inputs": dict(self.inputs), "writes": list(self.writes)}
+        """The entry's ``deps``: the engine, each kind's records and the inputs."""
+        data: dict = {"engine": self.engine, "inputs": dict(self.inputs)}
         data.update((kind, self.section_json(kind)) for kind in self.records)
         return data
 
@@ -567,7 +602,7 @@ class Deps:
             elif kind in data:
                 records[kind] = tuple(record_type_.from_json(key, value) for key, value in data[kind].items())
         inputs = tuple(sorted(dict(data.get("inputs", {})).items()))
-        return cls(data["engine"], _frozen(records), inputs, tuple(data.get("writes", ())))
+        return cls(data["engine"], _frozen(records), inputs)
 
 
 def decode_section(kind: str, section: dict) -> tuple[Record, ...]:
@@ -582,8 +617,7 @@ def entry_deps(report: dict, hasher: FileHasher, inputs: list[str], engine: str)
     be trusted."""
     context = CheckContext(hasher)
     records = {kind: tuple(cls.from_report(report.get(kind, {}), context)) for kind, cls in RECORD_TYPES.items()}
-    writes = tuple(sorted(set(report.get("writes", ()))))
-    return Deps(engine, _frozen(records), tuple((name, hasher.digest(name)) for name in inputs), writes)
+    return Deps(engine, _frozen(records), tuple((name, hasher.digest(name)) for name in inputs))
 
 
 def current_state(line: str, recorded: Any, root: Path, env: Mapping[str, str]) -> Any:

@@ -62,6 +62,12 @@ def test_an_edit_to_the_writer_reruns_the_reader_with_the_new_value(tmp_path):
     third = build(tmp_path)
     assert third.executed == 0 and "shared value 42" in html(tmp_path, "alpha")
 
+    (tmp_path / "shared.txt").unlink()  # deleted by hand: its writer makes it again, its reader is as it was
+    fourth = build(tmp_path)
+    assert rows(fourth) == {"alpha": ("cached", "`shared.txt` changed"),
+                            "zeta": ("executed", "`shared.txt`, which it writes, is missing")}
+    assert (tmp_path / "shared.txt").read_text() == "42" and "shared value 42" in html(tmp_path, "alpha")
+
 
 def test_a_chain_of_three_pages_settles_in_order(tmp_path):
     write_page(tmp_path, "a-third", 'print("third sees", open("two.txt").read())')

@@ -32,6 +32,7 @@ def settled(path: Path) -> list[int]:
 def report(root: Path) -> dict:
     (root / "data.txt").write_text("one")
     (root / "folder").mkdir(exist_ok=True)
+    (root / "out.txt").write_text("written by the page")
     return {"files": {"data.txt": {"stat": settled(root / "data.txt"), "sha256": None, "changed": False},
                       "missing.txt": {"stat": None, "sha256": None, "changed": False}},
             "listings": {"folder": listing_digest(root / "folder")},
@@ -72,6 +73,10 @@ def test_each_record_says_how_it_is_stale(tmp_path):
     (tmp_path / "folder" / "new.csv").write_text("x")
     assert deps.stale(CheckContext(FileHasher(tmp_path), {"FC_RECORD_TEST": "1"}), [], "engine") == \
         "the files in `folder` changed"
+    (tmp_path / "folder" / "new.csv").unlink()
+    (tmp_path / "out.txt").unlink()
+    assert deps.stale(CheckContext(FileHasher(tmp_path), {"FC_RECORD_TEST": "1"}), [], "engine") == \
+        "`out.txt`, which it writes, is missing"
 
 
 def test_typed_deps_round_trip_through_the_cache(tmp_path):
@@ -86,13 +91,14 @@ def test_typed_deps_round_trip_through_the_cache(tmp_path):
     found = ExecutionCache(tmp_path / "cache", tmp_path, env={"FC_RECORD_TEST": "1"}, engine=code_digest()).lookup(page)
     assert found.page is not None and found.page.status == "cached"
     assert found.page.deps == stored.deps and found.page.digest == stored.digest
-    assert {r.kind for r in found.page.deps.all_records()} == {"files", "listings", "env", "packages"}
+    assert {r.kind for r in found.page.deps.all_records()} == {"files", "listings", "env", "packages", "writes"}
+    assert found.page.writes == ("out.txt",)
 
 
 def test_a_kind_is_registered_once():
     with pytest.raises(ValueError):
         record_type(FileRead)
-    assert list(RECORD_TYPES) == ["files", "listings", "env", "packages"]
+    assert list(RECORD_TYPES) == ["files", "listings", "env", "packages", "writes"]
 
 
 def test_an_entry_of_another_format_reruns_the_page_without_a_warning(tmp_path):
