@@ -202,11 +202,6 @@ class ExecutionCache:
             self.index_changed = False
 
 
-def trusted(result: ExecutedPage) -> bool:
-    """False when the execution read a file that moved while it ran."""
-    return result.deps is None or result.deps.trusted
-
-
 #: Fields of an encoded result that say how it ran, not what it produced.
 RUN_FIELDS = ("seconds", "status", "reason", "warnings")
 

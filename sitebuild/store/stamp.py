@@ -23,7 +23,7 @@ import os
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
-from sitebuild.store.files import RACY_NS, file_state, git_entry, is_racy, write_text_atomic
+from sitebuild.store.files import RACY_NS, file_state, git_entry, write_text_atomic
 
 __all__ = ["RACY_NS", "stat_line", "tree_lines", "fingerprint", "deps_state", "read_stamp", "write_stamp",
            "is_up_to_date", "recorded_inputs", "write_recorded_inputs", "generated_digest", "output_state",
@@ -166,11 +166,6 @@ def read_stamp(path: Path) -> dict:
 def write_stamp(path: Path, stamp: dict) -> None:
     """Record the stamp of a successful build (atomically)."""
     write_text_atomic(path, json.dumps({"format": STAMP_FORMAT, **stamp}, sort_keys=True))
-
-
-def is_fresh(states: Iterable[list[int] | None]) -> bool:
-    """False when one of the file ``states`` is too recent to vouch for its contents."""
-    return not any(state and is_racy(state) for state in states)
 
 
 def is_up_to_date(path: Path, out: Path, root: Path, source: Path, templates: Path, options: dict,
