@@ -91,8 +91,9 @@ def save_feeds(cache_dir: Path, feeds: Feeds) -> None:
 def feeders(pages: Iterable[str], feeds: Feeds) -> Mapping[str, frozenset[str]]:
     """For each page (by path), the other pages whose writes it read."""
     pages = list(pages)
-    return _frozen({reader: frozenset(writer for writer in pages if writer != reader and any(
-        _reached(name, feeds.writes.get(writer, frozenset())) for name in feeds.reads.get(reader, ())))
+    writers = [page for page in pages if feeds.writes.get(page)]  # most pages write nothing
+    return _frozen({reader: frozenset(writer for writer in writers if writer != reader and any(
+        _reached(name, feeds.writes[writer]) for name in feeds.reads.get(reader, ())))
         for reader in pages})
 
 
