@@ -265,12 +265,14 @@ class Record:
 
 #: The kinds of traced input, by the name of their section (in the order their staleness is checked).
 RECORD_TYPES: dict[str, type[Record]] = {}
+#: A record type whose kind is empty or taken.
+RECORD_KIND_ERROR = "record type {name}: its kind {kind!r} must be new and not empty"
 
 
 def record_type(cls: type[Record]) -> type[Record]:
     """Register a kind of traced input (a class decorator)."""
     if not cls.kind or cls.kind in RECORD_TYPES or cls.kind in ENTRY_FIELDS:
-        raise ValueError(f"record type {cls.__name__}: its kind {cls.kind!r} must be new and not empty")
+        raise ValueError(RECORD_KIND_ERROR.format(name=cls.__name__, kind=cls.kind))
     RECORD_TYPES[cls.kind] = cls
     return cls
 

@@ -13,7 +13,7 @@ import numpy
 import pytest
 
 from sitebuild.execution.cache import ExecutionCache, page_key
-from sitebuild.execution.deps import (RECORD_TYPES, CheckContext, Deps, EnvRead, FileHasher, FileRead,
+from sitebuild.execution.deps import (RECORD_KIND_ERROR, RECORD_TYPES, CheckContext, Deps, EnvRead, FileHasher, FileRead,
                                       Package, code_digest, current_state, entry_deps, record_type)
 from sitebuild.execution.executed import ExecutedPage
 from sitebuild.execution.outputs import Output
@@ -96,8 +96,9 @@ def test_typed_deps_round_trip_through_the_cache(tmp_path):
 
 
 def test_a_kind_is_registered_once():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError) as raised:
         record_type(FileRead)
+    assert str(raised.value) == RECORD_KIND_ERROR.format(name="FileRead", kind="files")
     assert list(RECORD_TYPES) == ["files", "listings", "env", "packages", "writes"]
 
 
