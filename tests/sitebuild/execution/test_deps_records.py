@@ -13,8 +13,8 @@ import numpy
 import pytest
 
 from sitebuild.execution.cache import ExecutionCache, page_key
-from sitebuild.execution.deps import (RECORD_KIND_ERROR, RECORD_TYPES, CheckContext, Deps, EnvRead, FileHasher, FileRead,
-                                      Package, code_digest, current_state, entry_deps, record_type)
+from sitebuild.execution.deps import (RECORD_KIND_ERROR, RECORD_TYPES, CheckContext, Deps, EnvRead, FileHasher,
+                                      FileRead, Package, code_digest, current_state, entry_deps, record_type)
 from sitebuild.execution.executed import ExecutedPage
 from sitebuild.execution.outputs import Output
 from sitebuild.source.read import read_page
