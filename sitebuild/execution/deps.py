@@ -588,11 +588,12 @@ class Deps:
     def refreshed(self, context: CheckContext) -> Deps:
         """The records as just checked (see :meth:`Record.refreshed`); a kind whose records do
         not change keeps its tuple (shared package sets stay shared)."""
-        records = {}
+        records, changed = {}, False
         for kind, group in self.records.items():
             fresh = tuple(record.refreshed(context) for record in group)
-            records[kind] = group if all(a is b for a, b in zip(fresh, group)) else fresh
-        return replace(self, records=_frozen(records))
+            same = all(a is b for a, b in zip(fresh, group))
+            records[kind], changed = (group if same else fresh), changed or not same
+        return replace(self, records=_frozen(records)) if changed else self
 
     def section_json(self, kind: str) -> dict:
         """The records of ``kind`` as a cache entry keeps them: key -> value."""
