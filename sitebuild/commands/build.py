@@ -21,7 +21,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
-from sitebuild.config import BuildConfig
+from sitebuild.config import BuildConfig, check_templates
 from sitebuild.errors import ConfigError
 from sitebuild.execution.deps import (PACKAGE_VERSIONS_FILE, FileHasher, Package, code_digest, current_state,
                                       package_table, untraced_warning)
@@ -168,6 +168,7 @@ def run_build(config: BuildConfig, *, check_only: bool = False, progress: Progre
     Every executed page's quoted numbers are checked (stale ones fail, unverified ones
     warn) and marked on the site; ``annotate(pages, executed)``, when given, replaces
     those marks with its own (slug -> marks, see :data:`sitebuild.render.render.PageMarks`)."""
+    check_templates(config.templates)
     protected = (config.root, config.source, config.templates)
     if not check_only:
         check_folder(config.out, OUTPUT_MARKER, "--out", protected)

@@ -486,33 +486,37 @@ class Package(Record):
 @record_type
 @dataclass(frozen=True)
 class FileWritten(Record):
-    """A file the page wrote (made, truncated, appended to, or renamed onto) that was still
-    there when it ended. It runs again when the file is gone, so that the pages reading it
-    find it (see :mod:`sitebuild.execution.order`). Never watched: the build writes it."""
+    """A file the page wrote (made, truncated, appended to, renamed onto or removed), and
+    whether it was there once the page had run. One that was there runs the page again
+    when it is gone, so that the pages reading it find it (see
+    :mod:`sitebuild.execution.order`). Never watched: the build writes it."""
 
     path: str
+    present: bool = True
     kind: ClassVar[str] = "writes"
 
     @classmethod
     def from_report(cls, section: list, context: CheckContext) -> Iterable[FileWritten]:
-        return (cls(name) for name in sorted(set(section)))
+        return (cls(name, (context.root / name).is_file()) for name in sorted(set(section)))
 
     def stale(self, context: CheckContext) -> str:
-        return "" if (context.root / self.path).is_file() else f"`{self.path}`, which it writes, is missing"
+        if not self.present or (context.root / self.path).is_file():
+            return ""
+        return f"`{self.path}`, which it writes, is missing"
 
     def state(self) -> bool:
-        return True
+        return self.present
 
     @classmethod
     def state_now(cls, key: str, recorded: Any, root: Path, env: Mapping[str, str]) -> bool:
-        return (root / key).is_file()
+        return (root / key).is_file() if recorded else False
 
     def to_json(self) -> bool:
-        return True
+        return self.present
 
     @classmethod
     def from_json(cls, key: str, value: bool) -> FileWritten:
-        return _decoded(cls, key)
+        return _decoded(cls, key, bool(value))
 
 
 def _frozen(mapping: dict) -> Mapping:
@@ -654,6 +658,9 @@ def untraced_warning(report: dict) -> str:
                      "reads are not traced)")
     if untraced.get("native_readers"):
         parts.append(f"it imported {', '.join(untraced['native_readers'])} (files read natively are not traced)")
+    if untraced.get("ctypes"):
+        parts.append(f"it called {', '.join(f'`{c}`' for c in untraced['ctypes'])} through ctypes (files read "
+                     "natively are not traced)")
     if not parts:
         return ""
     return ("; ".join(parts) + ": declare what they read in the front matter, `inputs: [path or glob, ...]`, "
