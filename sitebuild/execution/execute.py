@@ -322,12 +322,12 @@ def _run_in_processes(jobs: list[ExecutionJob], count: int, done: Callable[[Exec
                 kill_tree(process.pid)
     for job in jobs:
         if job.slug not in finished:
-            done(ExecutedPage(slug=job.slug, status="failed", reason=job.reason,
-                              error=PageError("kernel", "the worker process running this page died; run it alone with --only")))
+            done(ExecutedPage(slug=job.slug, status="failed", reason=job.reason, error=PageError(
+                "kernel", "the worker process running this page died; run it alone with --only")))
 
 
 def make_job(page, root: Path, timeout: float, reason: str = "") -> ExecutionJob:
     """The execution job of a :class:`~sitebuild.source.read.Page`, which runs for ``reason``."""
+    expect_error = frozenset(b.n for b in page.code_blocks if b.options.get("expect-error"))
     return ExecutionJob(slug=page.slug, rel_path=page.rel_path, root=str(root), notebook=kernel_notebook(page),
-                        timeout=timeout, expect_error=frozenset(b.n for b in page.code_blocks if b.options.get("expect-error")),
-                        reason=reason)
+                        timeout=timeout, expect_error=expect_error, reason=reason)
