@@ -419,17 +419,21 @@ def _from_cache(config: BuildConfig, state: _Settling, page: Page, progress: Pro
 def _make_job(config: BuildConfig, page: Page, reason: str):
     from sitebuild.execution.execute import make_job  # the kernels' machinery, loaded only when a page runs
 
-    return make_job(page, config.root, config.timeout or page.front.timeout or config.site.timeout, reason)
+    return make_job(page, config.root, config.timeout or page.front.timeout or config.site.timeout, reason,
+                    learn_modules=config.site.preload == "learned")
 
 
 def _run_jobs(config: BuildConfig, state: _Settling, jobs: list, wave: int, progress: Progress) -> None:
     from sitebuild.checks.check import Problem
-    from sitebuild.execution.execute import execute_pages
+    from sitebuild.execution.execute import INSTALLED_MODULES, execute_pages
+    from sitebuild.execution.template import remember_preload
 
     paths = {job.slug: job.rel_path for job in jobs}
+    learned: set[str] = set()
 
     def done(result: ExecutedPage) -> None:
         page = state.by_path[paths[result.slug]]
+        learned.update(result.trace.get(INSTALLED_MODULES, ()))
         note = untraced_warning(result.trace) if result.error is None and result.trace else ""
         if note and not (page.front.inputs or config.site.inputs or not page.front.cache):
             state.warnings.append(Problem(page.rel_path, None, f"not traced: {note}", "warning"))
@@ -440,7 +444,24 @@ def _run_jobs(config: BuildConfig, state: _Settling, jobs: list, wave: int, prog
 
     progress(f"running {len(jobs)} page(s) on up to {min(config.jobs, len(jobs))} kernel(s)")
     scan, state.scan = state.scan, None
-    execute_pages(jobs, config.jobs, on_done=done, meanwhile=scan)
+    execute_pages(jobs, config.jobs, on_done=done, meanwhile=scan, preload=_preload(config))
+    if config.site.preload == "learned" and learned and not config.only:
+        # Pages kept from the cache imported what they did before: their share stays.
+        runnable = [p for p in state.by_path.values() if p.code_blocks or p.inline or p.claims]
+        remember_preload(config.cache_dir, learned, replace=len(state.ran) == len(runnable))
+
+
+def _preload(config: BuildConfig):
+    """What the kernel template imports besides the kernel's own modules: site.yaml's
+    ``preload:`` names, or with ``preload: learned`` what the last build's pages held;
+    None (no template) when kernels are to start fresh."""
+    from sitebuild.execution.template import Preload, learned_preload
+
+    if config.kernels == "fresh":
+        return None
+    if config.site.preload == "learned":
+        return Preload(optional=learned_preload(config.cache_dir))
+    return Preload(required=config.site.preload or ())
 
 
 def _status_line(result: ExecutedPage, slug: str) -> str:

@@ -36,7 +36,7 @@ PACKAGE_DIR = Path(__file__).resolve().parent
 #: The engine's files that shape an execution: a change to any of them re-runs every page.
 EXECUTION_CODE: tuple[Path, ...] = tuple(PACKAGE_DIR / name for name in (
     "kernel_setup.py", "kernel_figures.py", "extract.py", "execute.py", "executed.py", "kernels.py", "outputs.py",
-    "html_tables.py"))
+    "html_tables.py", "template.py", "template_server.py"))
 
 
 def code_digest(paths: tuple[Path, ...] = ()) -> str:
