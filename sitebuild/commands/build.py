@@ -260,7 +260,7 @@ def _locked_build(config: BuildConfig, check_only: bool, progress: Progress, ann
         git = start_git(config.root)  # answered while the pages are read and checked
     try:
         pages, executed, hasher = _execute_and_check(config, summary, check_only, progress)
-        if summary.ok:  # a passing check binds its new numbers; a failing one changes nothing
+        if summary.ok and not check_only:  # a passing build records its bindings; `check` never does
             from sitebuild.quotes import save_quote_lock
             save_quote_lock(summary.quotes)
         if summary.ok and not check_only:

@@ -32,8 +32,8 @@ from typing import Any, Iterable
 from sitebuild.errors import SourceError
 from sitebuild.store.files import write_text_atomic
 
-LOCK_VERSION = 2
-READABLE_VERSIONS = (1, 2)
+LOCK_VERSION = 3
+READABLE_VERSIONS = (1, 2, 3)
 #: Fields an entry may lack (added after version 1), with the value they then take.
 OPTIONAL_FIELDS = {"label": ""}
 LOCK_FILENAME = "quotes.lock.json"
@@ -88,7 +88,8 @@ def _entries_from(path: Path, data: object) -> list[LockEntry]:
     if not isinstance(data, dict) or data.get("version") not in READABLE_VERSIONS or not isinstance(data.get("quotes"), list):
         raise SourceError(path, f'expected an object {{"version": {LOCK_VERSION}, "quotes": [...]}}, '
                           f"found {_describe(data)}; delete the file to rebuild it")
-    return [_entry_from(path, position, item) for position, item in enumerate(data["quotes"])]
+    entries = [_entry_from(path, position, item) for position, item in enumerate(data["quotes"])]
+    return entries if data["version"] == LOCK_VERSION else []  # older locks keyed numbers otherwise: forgotten
 
 
 def _describe(data: object) -> str:

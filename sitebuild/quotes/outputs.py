@@ -28,12 +28,15 @@ CELL_SEPARATOR = " | "
 class OutputText:
     """One captured text output of a page: block ``block``'s output number ``output``
     (stream text, a text/plain repr, or an HTML table flattened one row per line);
-    ``html`` is the table's HTML, from which its header and index cells are known."""
+    ``html`` is the table's HTML, from which its header and index cells are known;
+    ``expression`` the source of the last expression whose value it shows (a repr or an
+    HTML table), empty for printed text."""
 
     block: int
     output: int
     text: str
     html: str = ""
+    expression: str = ""
 
 
 @dataclass(frozen=True)
@@ -56,7 +59,9 @@ class OutputRef:
 class OutputNumber:
     """A number of the outputs, with the line it stands in, that line's shape, its
     label (the words next to it, space-joined, and as a set), the words of its line (and
-    of its table's header) and whether it is a row number or index cell."""
+    of its table's header), whether it is a row number or index cell, and the label's
+    word that stands right next to it on a printed line ("accuracy" in ``test accuracy:
+    0.70``; empty in a table)."""
 
     ref: OutputRef
     number: Number
@@ -66,6 +71,7 @@ class OutputNumber:
     line_words: frozenset[str] = field(default_factory=frozenset)
     is_index: bool = False
     label_words: frozenset[str] = field(default_factory=frozenset)
+    adjacent: str = ""
 
 
 class _CapturedOutput(Protocol):
@@ -74,17 +80,51 @@ class _CapturedOutput(Protocol):
     text: str
 
 
-def outputs_from_blocks(blocks: Mapping[int, Sequence[_CapturedOutput]]) -> list[OutputText]:
+def outputs_from_blocks(blocks: Mapping[int, Sequence[_CapturedOutput]],
+                        sources: Mapping[int, str] | None = None) -> list[OutputText]:
     """Turn a page's captured outputs (block number -> outputs with ``kind``, ``text``
     and ``texts``, one string per line) into :class:`OutputText` in page order. Output
-    indices count every output of the block, so they match the rendered ids."""
+    indices count every output of the block, so they match the rendered ids. ``sources``
+    (block number -> code) name the last expression behind a repr or a table."""
     texts: list[OutputText] = []
     for block in sorted(blocks):
+        expression = last_expression((sources or {}).get(block, ""))
         for output, captured in enumerate(blocks[block]):
             if captured.kind in QUOTABLE_KINDS:
                 html = captured.text if captured.kind == "html" else ""
-                texts.append(OutputText(block, output, "\n".join(captured.texts), html))
+                shown = expression if captured.kind in ("text", "html") else ""
+                texts.append(OutputText(block, output, "\n".join(captured.texts), html, shown))
     return texts
+
+
+#: Calls that only shape a value: the expression's label is what they are given.
+SHAPING_CALLS = frozenset({"round", "float", "int", "str", "print", "display", "format", "abs", "np", "numpy",
+                           "pd", "to_string", "to_frame", "reset_index", "head", "tail", "sort_values"})
+
+
+def last_expression(source: str) -> str:
+    """The source of a block's last statement when it is an expression (what a repr of
+    the block shows), else an empty string.
+
+    Examples
+    --------
+    >>> last_expression("acc = 0.75\nround(acc, 2)")
+    'round(acc, 2)'
+    """
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return ""
+    if not tree.body or not isinstance(tree.body[-1], ast.Expr):
+        return ""
+    return ast.get_source_segment(source, tree.body[-1]) or ""
+
+
+def expression_words(expression: str) -> list[str]:
+    """The words of an expression that say what it shows (calls that shape it left out)."""
+    return [word for word in word_list(expression) if word not in SHAPING_CALLS]
 
 
 def index_outputs(outputs: Sequence[OutputText]) -> list[OutputNumber]:
@@ -98,48 +138,111 @@ def index_outputs(outputs: Sequence[OutputText]) -> list[OutputNumber]:
             table = None
         numbers = [find_numbers(line) for line in lines]
         indexed = _text_index_positions(lines, numbers) if table is None else set()
+        shown = expression_words(output.expression)
+        row_labels = _text_row_labels(lines, numbers) if table is None else {}
         for line_number, line_text in enumerate(lines):
             shape = mask_numbers(line_text, numbers=numbers[line_number])
             for index, number in enumerate(numbers[line_number]):
                 ref = OutputRef(output.block, output.output, line_number, index)
+                adjacent = ""
                 if table is not None:
                     label, words, is_index = _table_label(table, line_number, number)
                 else:
-                    label, words = _text_label(lines, numbers, line_number, index)
+                    label, words, adjacent = _text_label(lines, numbers, line_number, index,
+                                                         row_labels.get(line_number, []))
                     is_index = (line_number, index) in indexed
-                found.append(OutputNumber(ref, number, line_text, shape, label, words, is_index, frozenset(label.split())))
+                adjacent = range_end(line_text[:number.start], line_text[number.end:]) or adjacent
+                if shown:
+                    label = label or " ".join(shown)
+                    words = words | frozenset(shown)
+                found.append(OutputNumber(ref, number, line_text, shape, label, words, is_index,
+                                          frozenset(label.split()), adjacent))
     return found
 
 
 # -- text output ---------------------------------------------------------------------------
 
-def _text_label(lines: list[str], numbers: list[list[Number]], line: int, index: int) -> tuple[str, frozenset[str]]:
+#: The ends of a range written out ("-0.07 to +0.24", "[-0.03, +0.28]", "between 2 and 5"),
+#: which stand for the word next to each end: a range's low end and its high end.
+RANGE_LOW, RANGE_HIGH = "<range low>", "<range high>"
+_NEXT_IS_HIGH = re.compile(r"^\s*(?:to|–|—|and)\s*[<>≤≥]?\s*[+\-−]?\.?[0-9]|^\s*,\s*[+\-−]?\.?[0-9][^\]\)]*[\]\)]")
+_PREVIOUS_IS_LOW = re.compile(r"[0-9%]\s*(?:to|–|—)\s*$|between\s+[+\-−]?[0-9.,]+%?\s+and\s*$|[\[\(]\s*[+\-−]?[0-9.]+%?\s*,\s*$")
+
+
+def range_end(before: str, after: str) -> str:
+    """:data:`RANGE_LOW` or :data:`RANGE_HIGH` when the number between ``before`` and
+    ``after`` is an end of a range written out, else an empty string.
+
+    Examples
+    --------
+    >>> range_end("interval ", " to +0.24"), range_end("interval -0.07 to ", "")
+    ('<range low>', '<range high>')
+    """
+    if _PREVIOUS_IS_LOW.search(before):
+        return RANGE_HIGH
+    if _NEXT_IS_HIGH.search(after):
+        return RANGE_LOW
+    return ""
+
+
+def _text_label(lines: list[str], numbers: list[list[Number]], line: int, index: int,
+                row_label: list[str]) -> tuple[str, frozenset[str], str]:
     text, here = lines[line], numbers[line]
     start = here[index - 1].end if index else 0
     end = here[index + 1].start if index + 1 < len(here) else len(text)
     header = _header_line(lines, numbers, line)
     column = word_list(_overlapping(header, start, here[index].end, here[index].start)) if header else []
-    naming = _words_naming(text[start:here[index].start], text[here[index].end:end], index + 1 == len(here))
-    label = _unique(column + (naming if not column else []))
-    return " ".join(label), frozenset(word_list(text) + (word_list(header) if header else []))
+    naming, adjacent = _words_naming(text[start:here[index].start], text[here[index].end:end], index + 1 == len(here))
+    label = _unique(column + row_label if column else naming)
+    return " ".join(label), frozenset(word_list(text) + (word_list(header) if header else [])), \
+        "" if column else adjacent
 
 
 COLUMN_GAP = re.compile(r"\s{2,}")
+
+
+def _text_row_labels(lines: list[str], numbers: list[list[Number]]) -> dict[int, list[str]]:
+    """The row label of each line of a table printed as text (a DataFrame or a Series):
+    the words of its fields before its first number. A line that starts further right
+    than the line above it (pandas leaves a repeated outer index blank) keeps the outer
+    fields of the line above."""
+    labels: dict[int, list[str]] = {}
+    previous: list[tuple[int, str]] = []
+    for line, text in enumerate(lines):
+        if _header_line(lines, numbers, line) is None:
+            previous = []
+            continue
+        cut = numbers[line][0].start if numbers[line] else len(text)
+        fields = [(m.start(), m.group()) for m in re.finditer(r"\S+(?: \S+)*", text[:cut])]
+        if fields and previous and fields[0][0] > previous[0][0]:
+            fields = [f for f in previous if f[0] < fields[0][0]] + fields
+        previous = fields or previous
+        labels[line] = _unique([w for _, field_text in fields for w in word_list(field_text)])
+    return labels
 #: What ends the words that name a number: a label runs from the last of these before it.
+#: A printed line's label is at most this many words next to its number; the line's other
+#: words say what it is about without naming the number.
+LABEL_WORDS = 3
+#: Text before a number that ends with a break: the number opens a segment of its own.
+AFTER_A_BREAK = re.compile(r"(?:^|[:;,(]|\s-)\s*$")
 SEGMENT_BREAK = re.compile(r"[:;,|=()\[\]{}]|\s-\s|\s{2,}")
 
 
-def _words_naming(before: str, after: str, last: bool) -> list[str]:
+def _words_naming(before: str, after: str, last: bool) -> tuple[list[str], str]:
     """The words that name a number, from the text since the previous number and up to
     the next one: those just before it in its segment ("test accuracy: 0.70"), else those
     just after it ("200 seeds: ..."), else any before it ("accuracy (test): 0.70")."""
-    near_before = word_list(SEGMENT_BREAK.split(before.rstrip(" \t:=|,;"))[-1])
-    if near_before:
-        return near_before
     pieces = SEGMENT_BREAK.split(after)
     ends_before_next = len(pieces) > 1 or last  # not the words of the next number
     near_after = word_list(pieces[0]) if ends_before_next else []
-    return near_after or word_list(before)
+    if near_after and AFTER_A_BREAK.search(before):
+        return near_after[:LABEL_WORDS], near_after[0]  # "...: 6172 rows, 1235 in the test split"
+    near_before = word_list(SEGMENT_BREAK.split(before.rstrip(" \t:=|,;"))[-1])
+    if near_before:
+        return near_before[-LABEL_WORDS:], near_before[-1]
+    if near_after:
+        return near_after[:LABEL_WORDS], near_after[0]
+    return word_list(before)[-LABEL_WORDS:], ""
 
 
 def _header_line(lines: list[str], numbers: list[list[Number]], line: int) -> str | None:

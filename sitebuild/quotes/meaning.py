@@ -1,0 +1,182 @@
+"""What a prose number means and what an output number measures, as weighted words, and
+the choice of the one output a prose number quotes, by those words alone.
+
+The value of a number takes no part in the choice: two outputs that print the same
+figure are told apart by their labels, and an output that prints the prose's figure
+under another label is never chosen for it.
+
+A prose number's words, each with a weight (a word takes its highest weight):
+
+====================================================  ======================
+the words of its clause next to it (a few each side)  :data:`NEAR_WEIGHT`
+the header of its column and the label of its row,    :data:`NEAR_WEIGHT`
+in a table of the prose
+the other words of its sentence                       :data:`SENTENCE_WEIGHT`
+the text of its parent list item, the headings above  :data:`AROUND_WEIGHT`
+====================================================  ======================
+
+An output number's words are its label (see :mod:`sitebuild.quotes.outputs`: the words
+printed before it on its line, its column header, its row's label cells, or for a bare
+last expression the expression's source) and the other words of its line.
+
+Its score for one prose number is the weight of every label word the prose uses, less
+:data:`UNUSED_LABEL_PENALTY` for every label word it does not use, plus
+:data:`LINE_SHARE` of the weight of the line's other words the prose uses, plus
+:data:`ADJACENT_BONUS` when the label's word right next to the output number is the
+word right next to the prose number ("over 200 seeds" and ``200 seeds: ...``), or both
+are the same end of a range written out ("from -0.07 to 0.24" and ``-0.07 to +0.24``). The best
+candidate is chosen when it scores at least :data:`MINIMUM_SCORE` and beats every other
+candidate (lines printed twice count once) by at least :data:`MARGIN`; otherwise the
+number is ambiguous (or unbound when nothing scores).
+
+Candidates are of the prose number's kind: a count (an integer without ``%`` or
+``x``) is chosen among outputs printed as integers, any other number among outputs
+printed with decimals, a percent or an exponent.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Sequence
+
+from sitebuild.quotes.extraction import ProseNumber
+from sitebuild.quotes.numbers import Number
+from sitebuild.quotes.outputs import OutputNumber, range_end
+from sitebuild.quotes.words import word_list
+
+NEAR_WEIGHT = 3.0
+ADJACENT_BONUS = 6.0
+SENTENCE_WEIGHT = 1.0
+AROUND_WEIGHT = 0.5
+LINE_SHARE = 0.25
+UNUSED_LABEL_PENALTY = 0.5
+MINIMUM_SCORE = 1.0
+MARGIN = 1.0
+NEAR_BEFORE, NEAR_AFTER = 4, 3
+CLAUSE_BREAK = re.compile(r"[,;:()\[\]—–]|\s-\s|[0-9]")
+
+
+@dataclass(frozen=True)
+class ProseWords:
+    """The weighted words of one prose number (word -> weight), and its clause's words
+    before and after it, in order."""
+
+    weights: dict[str, float]
+    before: tuple[str, ...] = ()
+    after: tuple[str, ...] = ()
+    range_end: str = ""
+
+    @classmethod
+    def of(cls, item: ProseNumber, extra: str = "") -> "ProseWords":
+        """The words of ``item``; ``extra`` is more text of its sentence that names it
+        (the expression of an inline value beside it)."""
+        weights: dict[str, float] = {}
+        around = item.surroundings
+        _add(weights, " ".join(around.headings) + " " + around.parent_item, AROUND_WEIGHT)
+        _add(weights, item.before + " " + item.after + " " + extra, SENTENCE_WEIGHT)
+        before = word_list(CLAUSE_BREAK.split(item.before)[-1] if item.before else "")
+        after = word_list(CLAUSE_BREAK.split(item.after)[0] if item.after else "")
+        _add(weights, " ".join(before[-NEAR_BEFORE:] + after[:NEAR_AFTER]), NEAR_WEIGHT)
+        _add(weights, around.column_header + " " + around.row_label, NEAR_WEIGHT)
+        return cls(weights, tuple(before), tuple(after), range_end(item.before, item.after))
+
+    def score(self, candidate: OutputNumber) -> float:
+        """How well ``candidate``'s label and line match these words."""
+        weights = self.weights
+        score = 0.0
+        for word in candidate.label_words:
+            weight = weights.get(word, 0.0)
+            score += weight if weight else -UNUSED_LABEL_PENALTY
+        for word in candidate.line_words - candidate.label_words:
+            score += LINE_SHARE * weights.get(word, 0.0)
+        if candidate.adjacent and candidate.adjacent in self.adjacent():
+            score += ADJACENT_BONUS
+        return score
+
+    def adjacent(self) -> tuple[str, ...]:
+        """The words right next to the number in its clause, before and after."""
+        if self.range_end:
+            return (self.range_end,)
+        return self.before[-1:] + self.after[:1]
+
+    def words(self) -> frozenset[str]:
+        """Every word, whatever its weight."""
+        return frozenset(self.weights)
+
+
+def _add(weights: dict[str, float], text: str, weight: float) -> None:
+    for word in word_list(text):
+        weights[word] = max(weights.get(word, 0.0), weight)
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The outcome of the choice for one prose number: the chosen output (None when
+    ambiguous or unbound), its score, and the tied candidates of an ambiguous one."""
+
+    chosen: OutputNumber | None
+    score: float = 0.0
+    tied: tuple[OutputNumber, ...] = ()
+
+    @property
+    def ambiguous(self) -> bool:
+        """True when several candidates score too close to tell them apart."""
+        return self.chosen is None and bool(self.tied)
+
+
+def is_count(number: Number) -> bool:
+    """True for a number shown as a plain integer: no decimals, exponent, ``%`` or ``x``."""
+    return number.is_integer_shown and not number.percent and not number.multiplier
+
+
+def same_kind(prose: Number, output: Number) -> bool:
+    """True when ``output`` is a candidate for ``prose``: counts for counts, measures for
+    measures."""
+    return is_count(prose) == is_count(output)
+
+
+class Chooser:
+    """The output numbers of one page, indexed by their words, to choose among."""
+
+    def __init__(self, numbers: Sequence[OutputNumber]):
+        self.numbers = list(numbers)
+        self._by_word: dict[str, list[int]] = {}
+        for position, number in enumerate(self.numbers):
+            for word in number.label_words | number.line_words:
+                self._by_word.setdefault(word, []).append(position)
+
+    def ranked(self, prose: Number, words: ProseWords) -> list[tuple[float, OutputNumber]]:
+        """Every candidate of ``prose``'s kind that shares a word with it, best first, lines
+        printed twice (same label, same text) once."""
+        positions = sorted({p for word in words.weights for p in self._by_word.get(word, ())})
+        seen: set[tuple[str, str]] = set()
+        scored = []
+        for position in positions:
+            candidate = self.numbers[position]
+            if not candidate.label_words or not same_kind(prose, candidate.number):
+                continue
+            key = (candidate.label, " ".join(candidate.line_text.split()))
+            if key in seen:
+                continue
+            seen.add(key)
+            scored.append((words.score(candidate), candidate))
+        scored.sort(key=lambda pair: -pair[0])
+        return scored
+
+    def choose(self, prose: Number, words: ProseWords) -> Choice:
+        """The output ``prose`` quotes, chosen by words alone (see the module docstring)."""
+        return choose_from(self.ranked(prose, words))
+
+
+def choose_from(ranked: list[tuple[float, OutputNumber]]) -> Choice:
+    """The best of ``ranked`` (best first) when it scores at least :data:`MINIMUM_SCORE`
+    and beats the others by :data:`MARGIN`; else the tied candidates (ambiguous) or none."""
+    ranked = [(score, o) for score, o in ranked if score >= MINIMUM_SCORE]
+    if not ranked:
+        return Choice(None)
+    best, chosen = ranked[0]
+    tied = tuple(o for score, o in ranked if best - score < MARGIN)
+    if len(tied) == 1:
+        return Choice(chosen, best)
+    return Choice(None, best, tied)
