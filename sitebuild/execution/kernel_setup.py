@@ -352,7 +352,11 @@ def _sb_claims(items):
     for expr, filename, line in items:
         try:
             tree = _sb_ast.parse(expr.strip(), filename, mode="eval")
-            holds = bool(eval(compile(tree, filename, "eval"), namespace))
+            value = eval(compile(tree, filename, "eval"), namespace)
+            if not (isinstance(value, bool) or type(value).__name__ == "bool_"):
+                raise TypeError(f"the expression gives {type(value).__name__} {_sb_brief(value)}, "
+                                "expected True or False (bool or numpy.bool_)")
+            holds = bool(value)
         except Exception as error:
             results.append({"holds": None, "values": [], "error": f"{type(error).__name__}: {error}", "line": line})
             continue

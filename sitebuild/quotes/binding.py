@@ -257,6 +257,8 @@ def _classify(path: str, item: ProseNumber, occurrence: int, bound: _Bound, lite
             return _ambiguous(base, list(bound.choice.tied))
         return replace(base, status=Status.UNVERIFIED, message=NOTHING_NAMED.format(text=item.text))
     result = _compared(base, item, occurrence, chosen)
+    if result.status is Status.STALE:
+        result = replace(result, old=bound.entry.value if bound.entry is not None else "")
     if result.status is Status.STALE and not _sure(bound, chosen) and bound.entry is None:
         result = replace(result, status=Status.UNVERIFIED, new="", fixed_entry=None, entry=None,
                          message=WEAKLY_NAMED.format(text=item.text, line=_describe(chosen)))
@@ -342,7 +344,7 @@ def _stale(base: QuoteResult, item: ProseNumber, occurrence: int, target: Output
         message = f"the output it quotes now says {new or target.number.text}" + ("" if new else " (rewrite it by hand)")
     message += f": {_describe(target)}"
     return replace(
-        base, status=Status.STALE, value=target.number.text, old=target.number.text, new=new, output_ref=target.ref,
+        base, status=Status.STALE, value=target.number.text, new=new, output_ref=target.ref,
         output_line=target.line_text, message=message, entry=_entry_for(base.path, item, occurrence, target),
         fixed_entry=fixed, label=target.label,
     )

@@ -48,12 +48,15 @@ PROSE_OPTIONS = re.compile(r"""\{(caption|alt)=(?:"([^"]*)"|'([^']*)')\}""")
 class Surroundings:
     """What stands around a prose number and says what it measures: the path of headings
     above it, the header of its column and the label of its row when it is in a table of
-    the prose, and the text of its parent list item when it is in a nested list."""
+    the prose (the words of the row's other cells), and the text of its parent list
+    item when it is in a nested list; ``row_key`` identifies its table row (-1 outside
+    a table): the numbers of one row are one sentence."""
 
     headings: tuple[str, ...] = ()
     column_header: str = ""
     row_label: str = ""
     parent_item: str = ""
+    row_key: int = -1
 
 
 NO_SURROUNDINGS = Surroundings()
@@ -107,7 +110,7 @@ def surroundings_of(tokens: Sequence[Token]) -> dict[int, Surroundings]:
     items: list[str] = []
     header: list[str] = []
     row: list[str] = []
-    column = 0
+    column = row_key = 0
     for index, token in enumerate(tokens):
         kind = token.type
         if kind == "heading_open":
@@ -117,7 +120,7 @@ def surroundings_of(tokens: Sequence[Token]) -> dict[int, Surroundings]:
         elif kind == "thead_open":
             header = []
         elif kind == "tr_open":
-            row, column = _row_texts(tokens, index), 0
+            row, column, row_key = _row_texts(tokens, index), 0, index
             if tokens[index - 1].type == "thead_open":
                 header = row
         elif kind in ("th_close", "td_close"):
@@ -127,21 +130,21 @@ def surroundings_of(tokens: Sequence[Token]) -> dict[int, Surroundings]:
         elif kind == "list_item_close" and items:
             items.pop()
         elif kind == "inline":
-            found[index] = _surroundings_here(tokens, index, headings, header, row, column, items)
+            found[index] = _surroundings_here(tokens, index, headings, header, row, column, items, row_key)
     return found
 
 
 def _surroundings_here(tokens: Sequence[Token], index: int, headings: list[tuple[int, str]], header: list[str],
-                       row: list[str], column: int, items: list[str]) -> Surroundings:
+                       row: list[str], column: int, items: list[str], row_key: int) -> Surroundings:
     previous = tokens[index - 1].type if index else ""
     in_cell = previous in ("th_open", "td_open")
     in_body_cell = previous == "td_open"
     own_heading = previous == "heading_open"
     path = tuple(text for _, text in (headings[:-1] if own_heading else headings))
     column_header = header[column] if in_body_cell and column < len(header) else ""
-    row_label = " ".join(cell for i, cell in enumerate(row) if i != column and not find_numbers(cell)) if in_body_cell else ""
+    row_label = " ".join(cell for i, cell in enumerate(row) if i != column) if in_body_cell else ""
     parent = items[-2] if len(items) >= 2 and not in_cell else ""
-    return Surroundings(path, column_header, row_label, parent)
+    return Surroundings(path, column_header, row_label, parent, row_key if in_cell else -1)
 
 
 def _row_texts(tokens: Sequence[Token], start: int) -> list[str]:
@@ -344,6 +347,8 @@ class _InlineReader:
         offset = 0 if sentence is not None else plain_start
         before, after = _sentence_sides(text, offset + number.start, offset + number.end)
         key = (self.token_index if sentence is None else -child_index - 2, offset + number.start - len(before))
+        if self.surroundings.row_key >= 0:
+            key = (-10_000 - self.surroundings.row_key, 0)  # a table row of the prose is one sentence
         column = span[0] + 1 if span[0] >= 0 else 0
         return ProseNumber(
             number=number, line=self.line + 1, col=column,

@@ -54,7 +54,10 @@ UNUSED_LABEL_PENALTY = 0.5
 MINIMUM_SCORE = 1.0
 MARGIN = 1.0
 NEAR_BEFORE, NEAR_AFTER = 4, 3
-CLAUSE_BREAK = re.compile(r"[,;:()\[\]—–]|\s-\s|[0-9]")
+#: What ends a number's clause: punctuation, another number, and the words that join two
+#: quoted numbers ("5.9% of women and 10.9% of men": "women" is the first one's).
+CLAUSE_BREAK = re.compile(r"[,;:()\[\]—–]|\s-\s|[0-9]|\b(?:and|or|vs|versus|against|while|but|whereas)\b",
+                          re.IGNORECASE)
 
 
 @dataclass(frozen=True)

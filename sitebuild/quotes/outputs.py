@@ -203,9 +203,9 @@ COLUMN_GAP = re.compile(r"\s{2,}")
 
 def _text_row_labels(lines: list[str], numbers: list[list[Number]]) -> dict[int, list[str]]:
     """The row label of each line of a table printed as text (a DataFrame or a Series):
-    the words of its fields before its first number. A line that starts further right
-    than the line above it (pandas leaves a repeated outer index blank) keeps the outer
-    fields of the line above."""
+    the words of its fields before its first number. A line whose first field starts right
+    of where a field of the line above ends (pandas leaves a repeated outer index blank)
+    keeps those fields of the line above."""
     labels: dict[int, list[str]] = {}
     previous: list[tuple[int, str]] = []
     for line, text in enumerate(lines):
@@ -214,8 +214,8 @@ def _text_row_labels(lines: list[str], numbers: list[list[Number]]) -> dict[int,
             continue
         cut = numbers[line][0].start if numbers[line] else len(text)
         fields = [(m.start(), m.group()) for m in re.finditer(r"\S+(?: \S+)*", text[:cut])]
-        if fields and previous and fields[0][0] > previous[0][0]:
-            fields = [f for f in previous if f[0] < fields[0][0]] + fields
+        if fields and previous:
+            fields = [f for f in previous if f[0] + len(f[1]) < fields[0][0]] + fields
         previous = fields or previous
         labels[line] = _unique([w for _, field_text in fields for w in word_list(field_text)])
     return labels
@@ -262,7 +262,8 @@ def _header_line(lines: list[str], numbers: list[list[Number]], line: int) -> st
 
 def _overlapping(header: str, start: int, end: int, number_start: int) -> str:
     """The header cell above a number at [number_start, end): the cell that overlaps it
-    most, else the cells that overlap [start, end) (the gap since the previous number).
+    most, else the closest of the cells that overlap [start, end) (the gap since the
+    previous number).
     Cells are separated by two spaces or more, as pandas prints them; a header of one
     cell is read a word per column."""
     cells = [(m.start(), m.end(), m.group()) for m in re.finditer(r"\S+(?: \S+)*", header)]
@@ -272,7 +273,9 @@ def _overlapping(header: str, start: int, end: int, number_start: int) -> str:
     best = max((size for size, _ in overlaps), default=0)
     if best > 0:
         return " ".join(text for size, text in overlaps if size == best)
-    return " ".join(text for s, e, text in cells if s < end and e > start)
+    near = [(max(s - end, number_start - e, 0), text) for s, e, text in cells if s < end and e > start]
+    closest = min((gap for gap, _ in near), default=0)
+    return " ".join(text for gap, text in near if gap == closest)
 
 
 def _text_index_positions(lines: list[str], numbers: list[list[Number]]) -> set[tuple[int, int]]:
