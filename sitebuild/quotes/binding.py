@@ -284,15 +284,23 @@ def _sure(bound: _Bound, chosen: OutputNumber) -> bool:
 
 
 def _compared(base: QuoteResult, item: ProseNumber, occurrence: int, output: OutputNumber) -> QuoteResult:
-    """The verdict once ``output`` is chosen: verified, stale or (too many decimals) unverified."""
+    """The verdict once ``output`` is chosen: verified, stale or (more decimals than printed,
+    which agree with it as far as it prints) unverified."""
     prose = item.number
-    if not prose.comparator and _fraction_places(prose) > _fraction_places(output.number):
+    if not prose.comparator and _fraction_places(prose) > _fraction_places(output.number) \
+            and _agrees_as_printed(prose, output.number):
         return replace(base, status=Status.UNVERIFIED, value=output.number.text, output_ref=output.ref,
                        output_line=output.line_text, label=output.label,
                        message=FEWER_DECIMALS.format(text=item.text, line=_describe(output)))
     if _backs(prose, output.number, _states_direction(item)):
         return _verified(base, item, occurrence, output)
     return _stale(base, item, occurrence, output)
+
+
+def _agrees_as_printed(prose: Number, output: Number) -> bool:
+    """True when ``prose``, rounded to the decimals ``output`` prints, reads as ``output``
+    ("0.7500" and ``0.75``): it may be right, but nothing printed says so."""
+    return matches_output(output, prose)
 
 
 def _fraction_places(number: Number) -> int:
@@ -339,10 +347,10 @@ def _stale(base: QuoteResult, item: ProseNumber, occurrence: int, target: Output
     new = rewritten_value(item.number, target.number)
     fixed = _entry_for(base.path, item, occurrence, target, quote=new) if new else None
     if item.number.comparator and not target.number.comparator:
-        message = f"the output it quotes now says {target.number.text}, which no longer satisfies it (rewrite it by hand)"
+        message = f"the output it quotes now says {target.number.text}, which no longer satisfies it"
     else:
-        message = f"the output it quotes now says {new or target.number.text}" + ("" if new else " (rewrite it by hand)")
-    message += f": {_describe(target)}"
+        message = f"the output it quotes now says {new or target.number.text}"
+    message += f": {_describe(target)}" + ("" if new else " (rewrite it by hand)")
     return replace(
         base, status=Status.STALE, value=target.number.text, new=new, output_ref=target.ref,
         output_line=target.line_text, message=message, entry=_entry_for(base.path, item, occurrence, target),

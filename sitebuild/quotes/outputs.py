@@ -139,7 +139,7 @@ def index_outputs(outputs: Sequence[OutputText]) -> list[OutputNumber]:
         numbers = [find_numbers(line) for line in lines]
         indexed = _text_index_positions(lines, numbers) if table is None else set()
         shown = expression_words(output.expression)
-        row_labels = _text_row_labels(lines, numbers) if table is None else {}
+        row_labels = _text_row_labels(lines, numbers, indexed) if table is None else {}
         for line_number, line_text in enumerate(lines):
             shape = mask_numbers(line_text, numbers=numbers[line_number])
             for index, number in enumerate(numbers[line_number]):
@@ -201,9 +201,10 @@ def _text_label(lines: list[str], numbers: list[list[Number]], line: int, index:
 COLUMN_GAP = re.compile(r"\s{2,}")
 
 
-def _text_row_labels(lines: list[str], numbers: list[list[Number]]) -> dict[int, list[str]]:
+def _text_row_labels(lines: list[str], numbers: list[list[Number]],
+                     indexed: set[tuple[int, int]]) -> dict[int, list[str]]:
     """The row label of each line of a table printed as text (a DataFrame or a Series):
-    the words of its fields before its first number. A line whose first field starts right
+    the words of its fields before its first number (row numbers aside). A line whose first field starts right
     of where a field of the line above ends (pandas leaves a repeated outer index blank)
     keeps those fields of the line above."""
     labels: dict[int, list[str]] = {}
@@ -212,8 +213,10 @@ def _text_row_labels(lines: list[str], numbers: list[list[Number]]) -> dict[int,
         if _header_line(lines, numbers, line) is None:
             previous = []
             continue
-        cut = numbers[line][0].start if numbers[line] else len(text)
-        fields = [(m.start(), m.group()) for m in re.finditer(r"\S+(?: \S+)*", text[:cut])]
+        values = [n for i, n in enumerate(numbers[line]) if (line, i) not in indexed]
+        cut = values[0].start if values else len(text)
+        skip = numbers[line][0].end if numbers[line] and (line, 0) in indexed else 0
+        fields = [(m.start() + skip, m.group()) for m in re.finditer(r"\S+(?: \S+)*", text[skip:cut])]
         if fields and previous:
             fields = [f for f in previous if f[0] + len(f[1]) < fields[0][0]] + fields
         previous = fields or previous
