@@ -171,7 +171,7 @@ def _one_row_per_sentence(keyed: list[tuple[ProseNumber, int]], bound: list[_Bou
         if row is None:
             continue
         taken: set = set()
-        for position in sorted(positions, key=lambda p: -bound[p].choice.score):
+        for position in sorted(positions, key=lambda p: (bound[p].choice.chosen is None, -bound[p].choice.score)):
             moved = _in_row(bound[position], row, taken)
             if moved.choice.chosen is not None:
                 taken.add(moved.choice.chosen.ref)

@@ -11,8 +11,8 @@ A prose number's words, each with a weight (a word takes its highest weight):
 the words of its clause next to it (a few each side)  :data:`NEAR_WEIGHT`
 the header of its column and the label of its row,    :data:`NEAR_WEIGHT`
 in a table of the prose
-the other words of its sentence                       :data:`SENTENCE_WEIGHT`
-the text of its parent list item, the headings above  :data:`AROUND_WEIGHT`
+the other words of its sentence, its parent list item  :data:`SENTENCE_WEIGHT`
+the headings above it                                 :data:`AROUND_WEIGHT`
 ====================================================  ======================
 
 An output number's words are its label (see :mod:`sitebuild.quotes.outputs`: the words
@@ -76,7 +76,8 @@ class ProseWords:
         (the expression of an inline value beside it)."""
         weights: dict[str, float] = {}
         around = item.surroundings
-        _add(weights, " ".join(around.headings) + " " + around.parent_item, AROUND_WEIGHT)
+        _add(weights, " ".join(around.headings), AROUND_WEIGHT)
+        _add(weights, around.parent_item, SENTENCE_WEIGHT)
         _add(weights, item.before + " " + item.after + " " + extra, SENTENCE_WEIGHT)
         before = word_list(CLAUSE_BREAK.split(item.before)[-1] if item.before else "")
         after = word_list(CLAUSE_BREAK.split(item.after)[0] if item.after else "")
