@@ -121,7 +121,7 @@ def audit_overview(audit: AuditData) -> str:
     and whether a positive label is favourable or adverse for the person."""
     manifest, label = audit.manifest, audit.manifest.label
     return "\n".join([
-        f"{manifest.name}: {len(audit.df)} rows, {len(audit.idx_test)} in the test split",
+        f"{manifest.name}: {len(audit.df)} rows, {len(audit.idx_test)} rows in the test split",
         f"label: {label.column} {label.positive.describe()}, meaning {label.meaning}",
         f"a positive label is {manifest.positive_label} for the person; "
         f"{int(audit.y.sum())} rows are positive ({audit.y.mean():.1%})",
@@ -379,7 +379,7 @@ def spread_note(rows: pd.DataFrame) -> str:
         return "no seed spread joined"
     if rows.seed_n.isna().any():
         return f"seed columns n/a for {int(rows.seed_n.isna().sum())} row(s): {rows.attrs.get('seed_spread', 'not in the sweep')}"
-    return f"seed columns: the gap over {rows.seed_n.max():.0f} splits of the seed sweep (seeds 0-29 and 42)"
+    return f"seed columns: the gap over {rows.seed_n.max():.0f} splits of the seed sweep (seeds 0 to 29, and the seed 42)"
 
 
 def headline_rows(audit: str | Path, results_dir: str | Path | None = None, *,

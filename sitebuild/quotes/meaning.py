@@ -20,7 +20,8 @@ printed before it on its line, its column header, its row's label cells, or for 
 last expression the expression's source) and the other words of its line.
 
 Its score for one prose number is the weight of every label word the prose uses, less
-:data:`UNUSED_LABEL_PENALTY` for every label word it does not use, plus
+:data:`UNUSED_LABEL_PENALTY` for every label word it does not use (a row's label cells
+aside: a sentence names a row by some of its cells, seldom all), plus
 :data:`LINE_SHARE` of the weight of the line's other words the prose uses, plus
 :data:`ADJACENT_BONUS` when the label's word right next to the output number is the
 word right next to the prose number ("over 200 seeds" and ``200 seeds: ...``), or both
@@ -91,7 +92,7 @@ class ProseWords:
         score = 0.0
         for word in candidate.label_words:
             weight = weights.get(word, 0.0)
-            score += weight if weight else -UNUSED_LABEL_PENALTY
+            score += weight if weight else (0.0 if word in candidate.row_words else -UNUSED_LABEL_PENALTY)
         for word in candidate.line_words - candidate.label_words:
             score += LINE_SHARE * weights.get(word, 0.0)
         if candidate.adjacent and candidate.adjacent in self.adjacent():

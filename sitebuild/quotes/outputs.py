@@ -61,7 +61,8 @@ class OutputNumber:
     label (the words next to it, space-joined, and as a set), the words of its line (and
     of its table's header), whether it is a row number or index cell, and the label's
     word that stands right next to it on a printed line ("accuracy" in ``test accuracy:
-    0.70``; empty in a table)."""
+    0.70``; empty in a table); ``row_words`` are the label's words that come from its
+    row's label cells (a sentence names a row by some of them, seldom all)."""
 
     ref: OutputRef
     number: Number
@@ -72,6 +73,7 @@ class OutputNumber:
     is_index: bool = False
     label_words: frozenset[str] = field(default_factory=frozenset)
     adjacent: str = ""
+    row_words: frozenset[str] = field(default_factory=frozenset)
 
 
 class _CapturedOutput(Protocol):
@@ -144,10 +146,11 @@ def index_outputs(outputs: Sequence[OutputText]) -> list[OutputNumber]:
             shape = mask_numbers(line_text, numbers=numbers[line_number])
             for index, number in enumerate(numbers[line_number]):
                 ref = OutputRef(output.block, output.output, line_number, index)
-                adjacent = ""
+                adjacent, row = "", frozenset()
                 if table is not None:
-                    label, words, is_index = _table_label(table, line_number, number)
+                    label, words, is_index, row = _table_label(table, line_number, number)
                 else:
+                    row = frozenset(row_labels.get(line_number, []))
                     label, words, adjacent = _text_label(lines, numbers, line_number, index,
                                                          row_labels.get(line_number, []))
                     is_index = (line_number, index) in indexed
@@ -156,7 +159,7 @@ def index_outputs(outputs: Sequence[OutputText]) -> list[OutputNumber]:
                     label = label or " ".join(shown)
                     words = words | frozenset(shown)
                 found.append(OutputNumber(ref, number, line_text, shape, label, words, is_index,
-                                          frozenset(label.split()), adjacent))
+                                          frozenset(label.split()), adjacent, row))
     return found
 
 
@@ -326,7 +329,8 @@ def _html_cells(html: str) -> list[list[_Cell]]:
     return table
 
 
-def _table_label(table: list[list[_Cell]], line: int, number: Number) -> tuple[str, frozenset[str], bool]:
+def _table_label(table: list[list[_Cell]], line: int,
+                 number: Number) -> tuple[str, frozenset[str], bool, frozenset[str]]:
     row = table[line]
     column = next((i for i, cell in enumerate(row) if cell.start <= number.start < cell.start + len(cell.text) + 1), 0)
     cell = row[column] if row else None
@@ -337,7 +341,8 @@ def _table_label(table: list[list[_Cell]], line: int, number: Number) -> tuple[s
     row_words = [w for c in row if (c.header or not find_numbers(c.text)) and c is not cell for w in word_list(c.text)]
     label = _unique(column_words + row_words + (word_list(cell.text) if cell else []))
     line_words = frozenset(w for c in row for w in word_list(c.text)) | frozenset(column_words)
-    return " ".join(label), line_words, is_index or header_row
+    row_only = frozenset(row_words) - frozenset(column_words)
+    return " ".join(label), line_words, is_index or header_row, row_only
 
 
 def _column_text(header: list[_Cell], row: list[_Cell], column: int) -> str:

@@ -196,7 +196,7 @@ def test_audit_overview_states_size_label_and_whether_a_positive_is_a_harm():
     from faircode import audit_summary
 
     lines = audit_summary.audit_overview(load_audit("german_credit_lending")).splitlines()
-    assert lines[0] == "German Credit Lending: 1000 rows, 200 in the test split"
+    assert lines[0] == "German Credit Lending: 1000 rows, 200 rows in the test split"
     assert lines[1].startswith("label: credit ") and "bad" in lines[1]
     assert lines[2] == "a positive label is adverse for the person; 300 rows are positive (30.0%)"
 
