@@ -25,7 +25,10 @@ aside: a sentence names a row by some of its cells, seldom all), plus
 :data:`LINE_SHARE` of the weight of the line's other words the prose uses, plus
 :data:`ADJACENT_BONUS` when the label's word right next to the output number is the
 word right next to the prose number ("over 200 seeds" and ``200 seeds: ...``), or both
-are the same end of a range written out ("from -0.07 to 0.24" and ``-0.07 to +0.24``). The best
+are the same end of a range written out ("from -0.07 to 0.24" and ``-0.07 to +0.24``),
+plus :data:`KEY_WEIGHT` for every other count of its sentence that its line prints too
+("with 200 rows, 38% of the samples" and ``200 rows: p < 0.05 in 38%``): a count names a
+line as a row label does. The prose number's own value never counts. The best
 candidate is chosen when it scores at least :data:`MINIMUM_SCORE` and beats every other
 candidate (lines printed twice count once) by at least :data:`MARGIN`; otherwise the
 number is ambiguous (or unbound when nothing scores).
@@ -42,12 +45,13 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from sitebuild.quotes.extraction import ProseNumber
-from sitebuild.quotes.numbers import Number
-from sitebuild.quotes.outputs import OutputNumber, range_end
+from sitebuild.quotes.numbers import Number, find_numbers
+from sitebuild.quotes.outputs import OutputNumber, count_key, range_end
 from sitebuild.quotes.words import word_list
 
 NEAR_WEIGHT = 3.0
 ADJACENT_BONUS = 6.0
+KEY_WEIGHT = 2.0
 SENTENCE_WEIGHT = 1.0
 AROUND_WEIGHT = 0.5
 LINE_SHARE = 0.25
@@ -70,6 +74,7 @@ class ProseWords:
     before: tuple[str, ...] = ()
     after: tuple[str, ...] = ()
     range_end: str = ""
+    keys: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, item: ProseNumber, extra: str = "") -> "ProseWords":
@@ -84,7 +89,8 @@ class ProseWords:
         after = word_list(CLAUSE_BREAK.split(item.after)[0] if item.after else "")
         _add(weights, " ".join(before[-NEAR_BEFORE:] + after[:NEAR_AFTER]), NEAR_WEIGHT)
         _add(weights, around.column_header + " " + around.row_label, NEAR_WEIGHT)
-        return cls(weights, tuple(before), tuple(after), range_end(item.before, item.after))
+        keys = frozenset(key for n in find_numbers(item.before + " " + item.after) if (key := count_key(n)))
+        return cls(weights, tuple(before), tuple(after), range_end(item.before, item.after), keys)
 
     def score(self, candidate: OutputNumber) -> float:
         """How well ``candidate``'s label and line match these words."""
@@ -97,7 +103,7 @@ class ProseWords:
             score += LINE_SHARE * weights.get(word, 0.0)
         if candidate.adjacent and candidate.adjacent in self.adjacent():
             score += ADJACENT_BONUS
-        return score
+        return score + KEY_WEIGHT * len(self.keys & candidate.keys)
 
     def adjacent(self) -> tuple[str, ...]:
         """The words right next to the number in its clause, before and after."""
@@ -148,13 +154,13 @@ class Chooser:
         self.numbers = list(numbers)
         self._by_word: dict[str, list[int]] = {}
         for position, number in enumerate(self.numbers):
-            for word in number.label_words | number.line_words:
+            for word in number.label_words | number.line_words | number.keys:
                 self._by_word.setdefault(word, []).append(position)
 
     def ranked(self, prose: Number, words: ProseWords) -> list[tuple[float, OutputNumber]]:
         """Every candidate of ``prose``'s kind that shares a word with it, best first, lines
         printed twice (same label, same text) once."""
-        positions = sorted({p for word in words.weights for p in self._by_word.get(word, ())})
+        positions = sorted({p for word in (*words.weights, *words.keys) for p in self._by_word.get(word, ())})
         seen: set[tuple[str, str]] = set()
         scored = []
         for position in positions:

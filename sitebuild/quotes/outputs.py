@@ -62,7 +62,9 @@ class OutputNumber:
     of its table's header), whether it is a row number or index cell, and the label's
     word that stands right next to it on a printed line ("accuracy" in ``test accuracy:
     0.70``; empty in a table); ``row_words`` are the label's words that come from its
-    row's label cells (a sentence names a row by some of them, seldom all)."""
+    row's label cells (a sentence names a row by some of them, seldom all); ``keys`` the
+    counts printed on its line besides it (``200`` in ``200 rows: p < 0.05 in 38%``), which
+    name the line the way a row label does (see :func:`count_key`)."""
 
     ref: OutputRef
     number: Number
@@ -74,6 +76,7 @@ class OutputNumber:
     label_words: frozenset[str] = field(default_factory=frozenset)
     adjacent: str = ""
     row_words: frozenset[str] = field(default_factory=frozenset)
+    keys: frozenset[str] = field(default_factory=frozenset)
 
 
 class _CapturedOutput(Protocol):
@@ -144,6 +147,7 @@ def index_outputs(outputs: Sequence[OutputText]) -> list[OutputNumber]:
         row_labels = _text_row_labels(lines, numbers, indexed) if table is None else {}
         for line_number, line_text in enumerate(lines):
             shape = mask_numbers(line_text, numbers=numbers[line_number])
+            counts = [count_key(n) for n in numbers[line_number]]
             for index, number in enumerate(numbers[line_number]):
                 ref = OutputRef(output.block, output.output, line_number, index)
                 adjacent, row = "", frozenset()
@@ -158,9 +162,24 @@ def index_outputs(outputs: Sequence[OutputText]) -> list[OutputNumber]:
                 if shown:
                     label = label or " ".join(shown)
                     words = words | frozenset(shown)
+                keys = frozenset(key for i, key in enumerate(counts) if key and i != index)
                 found.append(OutputNumber(ref, number, line_text, shape, label, words, is_index,
-                                          frozenset(label.split()), adjacent, row))
+                                          frozenset(label.split()), adjacent, row, keys))
     return found
+
+
+def count_key(number: Number) -> str:
+    """The key a count gives the line or sentence it stands in ("#200"), or "" for any
+    other number: a sentence that says "200 rows" names the line that prints ``200 rows``.
+
+    Examples
+    --------
+    >>> count_key(find_numbers("2,000 rows")[0]), count_key(find_numbers("0.5")[0])
+    ('#2000', '')
+    """
+    if not number.is_integer_shown or number.percent or number.comparator or number.multiplier:
+        return ""
+    return f"#{number.value}"
 
 
 # -- text output ---------------------------------------------------------------------------
