@@ -46,7 +46,7 @@ from typing import Sequence
 
 from sitebuild.quotes.extraction import ProseNumber
 from sitebuild.quotes.numbers import Number, find_numbers
-from sitebuild.quotes.outputs import OutputNumber, count_key, range_end
+from sitebuild.quotes.outputs import RANGE_HIGH, OutputNumber, count_key, range_end
 from sitebuild.quotes.words import word_list
 
 NEAR_WEIGHT = 3.0
@@ -58,7 +58,10 @@ LINE_SHARE = 0.25
 UNUSED_LABEL_PENALTY = 0.5
 MINIMUM_SCORE = 1.0
 MARGIN = 1.0
-NEAR_BEFORE, NEAR_AFTER = 4, 3
+NEAR_BEFORE, NEAR_AFTER = 6, 3
+#: The low end of a range before its high end ("-0.05 to "): the high end's words are
+#: those before the low end ("an interval of -0.05 to -0.02").
+RANGE_LOW_END = re.compile(r"[<>≤≥]?\s*[+\-−]?[0-9][0-9.,]*%?\s*(?:to|–|—)\s*$")
 #: What ends a number's clause: punctuation, another number, and the words that join two
 #: quoted numbers ("5.9% of women and 10.9% of men": "women" is the first one's).
 CLAUSE_BREAK = re.compile(r"[,;:()\[\]—–]|\s-\s|[0-9]|\b(?:and|or|vs|versus|against|while|but|whereas)\b",
@@ -85,12 +88,14 @@ class ProseWords:
         _add(weights, " ".join(around.headings), AROUND_WEIGHT)
         _add(weights, around.parent_item, SENTENCE_WEIGHT)
         _add(weights, item.before + " " + item.after + " " + extra, SENTENCE_WEIGHT)
-        before = word_list(CLAUSE_BREAK.split(item.before)[-1] if item.before else "")
+        end = range_end(item.before, item.after)
+        text_before = RANGE_LOW_END.sub("", item.before) if end == RANGE_HIGH else item.before
+        before = word_list(CLAUSE_BREAK.split(text_before)[-1] if text_before else "")
         after = word_list(CLAUSE_BREAK.split(item.after)[0] if item.after else "")
         _add(weights, " ".join(before[-NEAR_BEFORE:] + after[:NEAR_AFTER]), NEAR_WEIGHT)
         _add(weights, around.column_header + " " + around.row_label, NEAR_WEIGHT)
         keys = frozenset(key for n in find_numbers(item.before + " " + item.after) if (key := count_key(n)))
-        return cls(weights, tuple(before), tuple(after), range_end(item.before, item.after), keys)
+        return cls(weights, tuple(before), tuple(after), end, keys)
 
     def score(self, candidate: OutputNumber) -> float:
         """How well ``candidate``'s label and line match these words."""
@@ -161,13 +166,13 @@ class Chooser:
         """Every candidate of ``prose``'s kind that shares a word with it, best first, lines
         printed twice (same label, same text) once."""
         positions = sorted({p for word in (*words.weights, *words.keys) for p in self._by_word.get(word, ())})
-        seen: set[tuple[str, str]] = set()
+        seen: set[tuple[str, str, int]] = set()
         scored = []
         for position in positions:
             candidate = self.numbers[position]
             if not candidate.label_words or not same_kind(prose, candidate.number):
                 continue
-            key = (candidate.label, " ".join(candidate.line_text.split()))
+            key = (candidate.label, " ".join(candidate.line_text.split()), candidate.ref.index)
             if key in seen:
                 continue
             seen.add(key)

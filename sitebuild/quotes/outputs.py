@@ -159,6 +159,8 @@ def index_outputs(outputs: Sequence[OutputText]) -> list[OutputNumber]:
                                                          row_labels.get(line_number, []))
                     is_index = (line_number, index) in indexed
                 adjacent = range_end(line_text[:number.start], line_text[number.end:]) or adjacent
+                if adjacent == RANGE_HIGH and not label and index and found:
+                    label = found[-1].label  # "interval -0.05 to -0.02": the high end shares the low end's label
                 if shown:
                     label = label or " ".join(shown)
                     words = words | frozenset(shown)
