@@ -46,7 +46,8 @@ from markdown_it.token import Token
 from sitebuild.quotes.extraction import DEFAULT_EXEMPT_SECTIONS, ProseNumber, extract_prose_numbers
 from sitebuild.quotes.lock import LockEntry
 from sitebuild.quotes.meaning import MARGIN, MINIMUM_SCORE, NEAR_WEIGHT, Choice, Chooser, ProseWords, choose_from
-from sitebuild.quotes.numbers import Number, code_literals, equals_literal, format_like, matches_output, value_in_units_of
+from sitebuild.quotes.numbers import (Number, code_literals, equals_literal, format_like, matches_output,
+                                      value_in_units_of)
 from sitebuild.quotes.outputs import OutputNumber, OutputText, index_outputs
 from sitebuild.quotes.results import PageQuotes, QuoteResult, Status, unverified_message
 
@@ -66,8 +67,8 @@ SHOWN_LINE = 70
 FEWER_DECIMALS = ('"{text}" quotes more decimals than its output prints: {line}; quote it at the precision '
                   "printed, or print it with more decimals")
 NOTHING_NAMED = ('"{text}" names no output of this page: no output label uses the words of its sentence; print it '
-                 "with a label the sentence uses, bind it with `{{python}} expr`, or mark it [...]{{.nocheck}} if it is "
-                 "not a result")
+                 "with a label the sentence uses, bind it with `{{python}} expr`, or mark it [...]{{.nocheck}} "
+                 "if it is not a result")
 WEAKLY_NAMED = ('"{text}" is not what the output its words name best says, and they name it only weakly: {line}; '
                 "use in the sentence a word of the line it quotes, or print the value with a label the sentence uses")
 REBOUND = ('"{text}" is bound to a line with other labels than the lock remembers (was "{old}", now "{new}"); '

@@ -189,8 +189,10 @@ def count_key(number: Number) -> str:
 #: The ends of a range written out ("-0.07 to +0.24", "[-0.03, +0.28]", "between 2 and 5"),
 #: which stand for the word next to each end: a range's low end and its high end.
 RANGE_LOW, RANGE_HIGH = "<range low>", "<range high>"
-_NEXT_IS_HIGH = re.compile(r"^\s*(?:to|–|—|and)\s*[<>≤≥]?\s*[+\-−]?\.?[0-9]|^\s*,\s*[+\-−]?\.?[0-9][^\]\)]*[\]\)]")
-_PREVIOUS_IS_LOW = re.compile(r"[0-9%]\s*(?:to|–|—)\s*$|between\s+[+\-−]?[0-9.,]+%?\s+and\s*$|[\[\(]\s*[+\-−]?[0-9.]+%?\s*,\s*$")
+_NEXT_IS_HIGH = re.compile(r"^\s*(?:to|–|—|and)\s*[<>≤≥]?\s*[+\-−]?\.?[0-9]"
+                           r"|^\s*,\s*[+\-−]?\.?[0-9][^\]\)]*[\]\)]")
+_PREVIOUS_IS_LOW = re.compile(r"[0-9%]\s*(?:to|–|—)\s*$|between\s+[+\-−]?[0-9.,]+%?\s+and\s*$"
+                              r"|[\[\(]\s*[+\-−]?[0-9.]+%?\s*,\s*$")
 
 
 def range_end(before: str, after: str) -> str:

@@ -140,8 +140,8 @@ def test_two_output_lines_named_as_well_leave_it_ambiguous_with_both_candidates(
         'explainers/page.md:1: "0.5" is ambiguous: 2 outputs are named as well by its words: '
         '0.50 in "rate of women 0.50" (block 2, labelled "rate women"), 0.5 in "rate of men 0.5" (block 3, labelled '
         '"rate men"); use in '
-        "the sentence a word of the line it quotes, print that value with a label the sentence uses, or write it inline "
-        "as `{python} expr`")
+        "the sentence a word of the line it quotes, print that value with a label the sentence uses, or write it "
+        "inline as `{python} expr`")
 
 
 def test_the_line_whose_label_the_sentence_uses_settles_an_ambiguity():

@@ -120,4 +120,5 @@ def test_a_frame_with_a_sparse_outer_index_keeps_the_outer_label():
 
 
 def test_words_after_a_number_that_opens_a_segment_name_it():
-    assert labels("Credit: 1000 rows, 200 in the test split\n") == [("1000", "row", False), ("200", "test split", False)]
+    assert labels("Credit: 1000 rows, 200 in the test split\n") == [
+        ("1000", "row", False), ("200", "test split", False)]
