@@ -4,7 +4,7 @@ One JSON file in the source folder (``explainers/quotes.lock.json``), committed 
 pages, written sorted and indented so that a change reads as a small diff::
 
     {
-      "version": 2,
+      "version": 3,
       "quotes": [
         {"page": "explainers/x.md", "quote": "72%", "context": "significant in # of ...",
          "occurrence": 0, "line": 42, "block": 3, "output": 0, "output_line": 2,
@@ -13,13 +13,17 @@ pages, written sorted and indented so that a change reads as a small diff::
       ]
     }
 
-A prose number is bound by its page, text, sentence shape (``context``) and occurrence
-(not its line, so edits above it do not break the binding); its output by the label of
-the output number (the words that say what it measures) first, then the shape of the
-output line, then its position (block, output, line, index).
+An entry is keyed by the words of the number's sentence (``context``: the sentence with
+its numbers masked) and ``occurrence``, the number's place among the page's numbers in
+sentences of those words (not its line, so edits above it do not break the binding, and
+not its text, so a number edited in place keeps its memory). The lock is memory, not
+evidence (see :mod:`sitebuild.quotes.binding`): it settles a tie between outputs its words
+name as well, in favour of the ``label`` it remembers, and a number bound elsewhere is
+reported as rebound; it never overrides what the words choose. ``build`` and
+``check --fix`` write it, ``check`` only reads it.
 
-A version 1 lock (entries without ``label``) is read as it is: those entries bind by
-shape and position, and the next passing build writes them back with their labels.
+A lock of version 1 or 2 (which keyed an entry by the number's text) is read, its
+entries checked, and then forgotten: the next passing build writes version 3.
 """
 
 from __future__ import annotations
