@@ -20,6 +20,7 @@ from sitebuild.quotes import (
 )
 from sitebuild.quotes.extraction import parse_tokens
 from sitebuild.quotes.fix import SourceFile, fix_page
+from sitebuild.quotes.results import STALE_FIX_HINT
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "quotes"
 PAGE = "explainers/page.md"
@@ -85,7 +86,7 @@ def test_a_changed_output_makes_the_quoted_numbers_stale_with_old_and_new_values
     ]
     assert [format_problem(r) for r in later.problems()][3] == (
         'explainers/page.md:20: "72%" is stale: the output it quotes now says 69%: 0.69 in "large 0.69 p < 0.0005" '
-        '(block 1, labelled "share large")'
+        '(block 1, labelled "share large")' + STALE_FIX_HINT
     )
 
 

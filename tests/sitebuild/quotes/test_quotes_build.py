@@ -25,6 +25,8 @@ FIXTURE = REPO / "tests" / "fixtures" / "quotes_site"
 STALE_72 = 'explainers/quoted.md:18: "72%" is stale: the output it quotes now says 69%'
 STALE_GAP = 'explainers/quoted.md:18: "-0.12" is stale: the output it quotes now says -0.09'
 STALE_9 = 'explainers/ordered.md:14: "9" is stale: the output it quotes now says 8'
+
+
 def has_line(err: str, start: str) -> bool:
     """True when a line of ``err`` starts with ``start`` (a stale number's line goes on with
     the output line it is bound to)."""
