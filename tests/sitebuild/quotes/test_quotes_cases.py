@@ -23,9 +23,9 @@ from site_helpers import REPO, TEMPLATES
 
 FIXTURE = REPO / "tests" / "fixtures" / "quotes_cases"
 
-STALE_ACCURACY = 'explainers/accuracy.md:14: "0.75" is stale: the output it quotes now says 0.70' + STALE_FIX_HINT
-STALE_GAPS = 'explainers/gaps.md:21: "5" is stale: the output it quotes now says 7' + STALE_FIX_HINT
-STALE_CAPTION = 'explainers/bounds.md:6: "0.83" is stale: the output it quotes now says 0.78' + STALE_FIX_HINT
+STALE_ACCURACY = 'explainers/accuracy.md:14: "0.75" is stale: the output it quotes now says 0.70'
+STALE_GAPS = 'explainers/gaps.md:21: "5" is stale: the output it quotes now says 7'
+STALE_CAPTION = 'explainers/bounds.md:6: "0.83" is stale: the output it quotes now says 0.78'
 BROKEN_CLAIM = ('explainers/claims.md:13: claim "is not significant" no longer holds: '
                 "p >= 0.05 is False (p = 0.012)")
 RAISING_CLAIM = ("explainers/claim-error.md:10: claim \"all of them\" could not be checked: "
@@ -33,8 +33,9 @@ RAISING_CLAIM = ("explainers/claim-error.md:10: claim \"all of them\" could not 
 
 
 def starts(lines: list[str], start: str) -> bool:
-    """True when one of ``lines`` is ``start``, or ``start`` followed by the output line it names."""
-    return any(line == start or line.startswith(start + ":") for line in lines)
+    """True when one of ``lines`` is ``start`` followed by the output line it names and the
+    hint that ``--fix`` rewrites it."""
+    return any(line.startswith(start + ": ") and line.endswith(STALE_FIX_HINT) for line in lines)
 
 
 def load_cli(root: Path):
