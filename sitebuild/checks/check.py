@@ -1,6 +1,6 @@
 """Stage 5: checks over the gathered pages and their executions, returned as a list of
-:class:`Problem`. Scripts in sync, related slugs exist, internal links resolve, failed
-pages located in their .md; and one place, :data:`PAGE_CHECKERS`, where further checkers
+:class:`Problem`. Scripts in sync, related slugs exist, internal links resolve, formulas
+render, failed pages located in their .md; and one place, :data:`PAGE_CHECKERS`, where further checkers
 over (Page, ExecutedPage) plug in."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from typing import Callable, Iterable
 
 from sitebuild.execution.executed import ExecutedPage, PageError
 from sitebuild.execution.extract import script_path, script_text
+from sitebuild.source.math import formula_errors
 from sitebuild.source.read import Page
 from sitebuild.source.tokens import inline_children
 
@@ -122,6 +123,11 @@ def check_links(page: Page, anchors: dict[str, set[str]]) -> list[Problem]:
     return problems
 
 
+def check_math(page: Page) -> list[Problem]:
+    """An error at its .md line for each formula that cannot be rendered as MathML."""
+    return [Problem(page.rel_path, line, message) for line, message in formula_errors(page.tokens)]
+
+
 def check_site(pages: list[Page], executed: dict[str, ExecutedPage], *, scripts: bool = True,
                checkers: list[PageChecker] | None = None) -> list[Problem]:
     """Run every check; return all problems found (failed pages first)."""
@@ -139,6 +145,7 @@ def check_site(pages: list[Page], executed: dict[str, ExecutedPage], *, scripts:
             problems.extend(check_script(page))
         problems.extend(check_related(page, slugs))
         problems.extend(check_links(page, anchors))
+        problems.extend(check_math(page))
         result = executed.get(page.slug)
         if result is not None and result.error is None:
             for checker in PAGE_CHECKERS if checkers is None else checkers:

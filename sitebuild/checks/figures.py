@@ -3,7 +3,11 @@
 A block's options name its figures: ``{caption="..."}`` (required: a figure without one
 is a warning, an error under ``--strict``), ``{alt="..."}`` and ``{label="fig-gap"}``.
 Figures are numbered in page order; prose refers to a labelled one with an empty link,
-``[](#fig-gap)``, which renders as "Figure 3" (a link with text keeps its text)."""
+``[](#fig-gap)``, which renders as "Figure 3" (a link with text keeps its text).
+
+Tables are numbered the same way: the table outputs of a block with a ``caption`` are
+"Table 1", "Table 2", ... in page order, and a ``label`` on a block that draws no figure
+names its first table, so ``[](#tab-rates)`` renders as "Table 2"."""
 
 from __future__ import annotations
 
@@ -36,12 +40,40 @@ def figure_labels(page: Page, executed: ExecutedPage | None) -> dict[str, int]:
     return labels
 
 
+def table_numbers(page: Page, executed: ExecutedPage | None) -> dict[tuple[int, int], int]:
+    """The number of each table output of a captioned block, by (block n, output index),
+    from 1 in page order."""
+    numbers: dict[tuple[int, int], int] = {}
+    if executed is None:
+        return numbers
+    for block in page.blocks:
+        if not block.options.get("caption"):
+            continue
+        for k, output in enumerate(executed.blocks.get(block.n, [])):
+            if output.kind == "html":
+                numbers[(block.n, k)] = len(numbers) + 1
+    return numbers
+
+
+def table_labels(page: Page, executed: ExecutedPage | None) -> dict[str, int]:
+    """Each label of a block that draws no figure -> the number of the block's first table."""
+    drawn = {n for n, _ in figure_numbers(page, executed)}
+    numbers = table_numbers(page, executed)
+    labels = {}
+    for block in page.blocks:
+        label = block.options.get("label")
+        first = min((num for (n, _), num in numbers.items() if n == block.n), default=None)
+        if label and first is not None and block.n not in drawn:
+            labels[label] = first
+    return labels
+
+
 def check_figures(page: Page, executed: ExecutedPage | None) -> list[Problem]:
     """A warning for every block whose figures have no caption, and for a label on a block
-    that draws no figure."""
+    that draws no figure and numbers no table."""
     problems = []
     numbers = figure_numbers(page, executed)
-    drawn = {n for n, _ in numbers}
+    drawn = {n for n, _ in numbers} | {n for n, _ in table_numbers(page, executed)}
     for block in page.blocks:
         fence_line = block.line - 1
         if block.n in drawn and not block.options.get("caption"):
@@ -52,5 +84,5 @@ def check_figures(page: Page, executed: ExecutedPage | None) -> list[Problem]:
         if block.options.get("label") and block.n not in drawn and executed is not None and executed.error is None:
             problems.append(Problem(page.rel_path, fence_line,
                                     f"code block option {{label=\"{block.options['label']}\"}}: the block draws no figure "
-                                    "to label", "warning"))
+                                    "or captioned table to label", "warning"))
     return problems

@@ -132,10 +132,12 @@ def kernel_notebook(page: Page) -> NotebookNode:
     return from_dict(new_notebook(cells))
 
 
-def reader_notebook(page: Page, outputs: dict[int, list] | None = None) -> dict:
+def reader_notebook(page: Page, outputs: dict[int, list] | None = None, lines: list[str] | None = None) -> dict:
     """The downloadable notebook: prose as Markdown cells, each Python block as a code cell
-    carrying ``outputs[n]`` (nbformat output dicts) when given."""
-    lines = page.text.splitlines(True)
+    carrying ``outputs[n]`` (nbformat output dicts) when given. ``lines``, the page's lines
+    as a reader reads them (same count, see :mod:`sitebuild.render.notebook`), give the
+    Markdown cells instead of the source's lines."""
+    lines = lines if lines is not None else page.text.splitlines(True)
     front_end = page.tokens[0].map[1] if page.tokens and page.tokens[0].type == "front_matter" else 0
     cells = [new_markdown_cell(f"# {page.front.title}\n\n{page.front.summary}")]
     cursor = front_end

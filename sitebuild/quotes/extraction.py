@@ -32,6 +32,7 @@ from typing import Iterable, Iterator, Sequence
 from markdown_it.token import Token
 
 from sitebuild.source.markdown import ANCHOR_CLASS, make_parser
+from sitebuild.source.math import INLINE_MATH
 from sitebuild.quotes.numbers import Number, find_numbers, mask_numbers, with_word_comparator
 
 NOCHECK_CLASS = "nocheck"
@@ -284,7 +285,7 @@ class _InlineReader:
                 self._skip(str(_link_target(self.token, child_index)))
                 if nocheck:
                     hidden -= nocheck.pop()
-            elif kind in ("code_inline", "footnote_ref") or kind.startswith("math"):
+            elif kind in ("code_inline", "footnote_ref") or kind in INLINE_MATH:  # a formula's numbers are not quoted
                 self._skip(child.content)
             elif kind == "image":
                 yield from self._image_numbers(child, child_index, any(nocheck))

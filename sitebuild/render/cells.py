@@ -57,10 +57,26 @@ def figure_html(block: CodeBlock, k: int, output: Output, title: str, number: in
     return f'<figure class="output output-figure"{ident}><div id="out-{n}-{k}">{images}</div>{figcaption}</figure>'
 
 
+def table_html(block: CodeBlock, k: int, output: Output, number: int | None, first: bool) -> str:
+    """A table output in its scroll box; a numbered one (its block has a caption) is a
+    figure of its own, "Table N." and the caption above the table, and the block's first
+    table carries its ``{label}`` as id when the block draws no figure."""
+    n = block.n
+    box = f'<div class="output output-html table-scroll" id="out-{n}-{k}">{_table_html(n, k, output.text)}</div>'
+    if number is None:
+        return box
+    label = block.options.get("label") if first else None
+    ident = f' id="{escape(label)}"' if label else ""
+    caption = (f'<figcaption><span class="table-number">Table {number}.</span> '
+               f'{escape(block.options.get("caption", ""))}</figcaption>')
+    return f'<figure class="output output-table"{ident}>{caption}{box}</figure>'
+
+
 def output_html(block: CodeBlock, k: int, output: Output, slug: str, title: str,
-                figure_numbers: dict[tuple[int, int], int] | None = None) -> str:
+                figure_numbers: dict[tuple[int, int], int] | None = None,
+                table_numbers: dict[tuple[int, int], int] | None = None) -> str:
     """One output as HTML; every text is escaped, tables are sanitised; figures numbered
-    from ``figure_numbers`` ((block, output) -> number)."""
+    from ``figure_numbers`` and tables from ``table_numbers`` ((block, output) -> number)."""
     n = block.n
     if output.kind in ("stream", "text"):
         html = f'<pre class="output output-stream" id="out-{n}-{k}">{_lines_html(n, k, output.text)}</pre>'
@@ -69,7 +85,10 @@ def output_html(block: CodeBlock, k: int, output: Output, slug: str, title: str,
         html = f'<pre class="output output-stderr" id="out-{n}-{k}">{_lines_html(n, k, output.text)}</pre>'
         return _collapsible(html, len(output.texts))
     if output.kind == "html":
-        return f'<div class="output output-html table-scroll" id="out-{n}-{k}">{_table_html(n, k, output.text)}</div>'
+        tables = table_numbers or {}
+        drawn = any(m == n for (m, _) in figure_numbers or {})
+        first = not drawn and min((j for (m, j) in tables if m == n), default=k) == k
+        return table_html(block, k, output, tables.get((n, k)), first)
     if output.kind == "figure":
         numbers = figure_numbers or {}
         first = min((j for (m, j) in numbers if m == n), default=k) == k
@@ -80,16 +99,18 @@ def output_html(block: CodeBlock, k: int, output: Output, slug: str, title: str,
 
 
 def cell_html(block: CodeBlock, outputs: list[Output] | None, slug: str, title: str,
-              figure_numbers: dict[tuple[int, int], int] | None = None, highlight: Highlighter = highlight_code) -> str:
+              figure_numbers: dict[tuple[int, int], int] | None = None, highlight: Highlighter = highlight_code,
+              table_numbers: dict[tuple[int, int], int] | None = None) -> str:
     """The whole cell of a fenced block: input unless {hide-code} (highlighted by
-    ``highlight``), outputs unless {hide-output}."""
+    ``highlight``), outputs unless {hide-output} (figures and tables numbered)."""
     parts = [f'<div class="cell" id="cell-{block.n}">']
     if not block.options.get("hide-code"):
         parts.append('<div class="cell-input"><div class="cell-toolbar"><button class="copy-button" type="button" '
                      'aria-label="Copy code">Copy</button></div>'
                      f'<div class="highlight"><pre><code>{highlight(block.source, block.language)}</code></pre></div></div>')
     if outputs and not block.options.get("hide-output"):
-        rendered = "".join(output_html(block, k, o, slug, title, figure_numbers) for k, o in enumerate(outputs))
+        rendered = "".join(output_html(block, k, o, slug, title, figure_numbers, table_numbers)
+                           for k, o in enumerate(outputs))
         parts.append(f'<div class="cell-outputs">{rendered}</div>')
     parts.append("</div>\n")
     return "".join(parts)

@@ -2,7 +2,8 @@
 with the site's own rules: each fenced block becomes its cell (highlighted input and
 captured outputs), each inline value its printed text, each annotated number a mark that
 links to the output line behind it, each checked claim a marked span, each citation a
-link, and figure references "Figure N". Plain data in (a parsed page, its execution, its
+link, each formula its MathML, each callout an accessible box, each prose table its scroll
+box, and figure and table references "Figure N", "Table N". Plain data in (a parsed page, its execution, its
 marks), a string out."""
 
 from __future__ import annotations
@@ -12,13 +13,15 @@ from html import escape
 from sitebuild.checks.annotations import Annotation, PageMarks
 from sitebuild.render.cells import cell_html
 from sitebuild.execution.executed import ExecutedPage
-from sitebuild.checks.figures import figure_labels, figure_numbers
+from sitebuild.checks.figures import figure_labels, figure_numbers, table_labels, table_numbers
 from sitebuild.render.highlight import HighlightMemo, highlight_code
-from sitebuild.source.markdown import make_parser
+from sitebuild.source.markdown import ANCHOR_CLASS, CALLOUT_KINDS, callout_title, make_parser
+from sitebuild.source.math import MathError, to_mathml
 from sitebuild.source.read import Page
+from sitebuild.source.tokens import inline_children
 from sitebuild.source.references import Reference, references_section, render_citation
 
-SEARCH_TEXT_LIMIT = 4000
+SEARCH_TEXT_LIMIT = 20000
 
 
 def _render_fence(self, tokens, idx, options, env):
@@ -26,7 +29,7 @@ def _render_fence(self, tokens, idx, options, env):
     if block is None:
         return self.fence(tokens, idx, options, env)
     return cell_html(block, env["executed"].blocks.get(block.n) if env["executed"] else None, env["slug"], env["title"],
-                     env.get("figure_numbers"), env.get("highlight", highlight_code))
+                     env.get("figure_numbers"), env.get("highlight", highlight_code), env.get("table_numbers"))
 
 
 def _render_code_inline(self, tokens, idx, options, env):
@@ -40,9 +43,11 @@ def _render_code_inline(self, tokens, idx, options, env):
 def _render_link_open(self, tokens, idx, options, env):
     token = tokens[idx]
     href = str(token.attrs.get("href", ""))
-    number = env.get("figure_labels", {}).get(href[1:]) if href.startswith("#") else None
-    if number is not None and idx + 1 < len(tokens) and tokens[idx + 1].type == "link_close":
-        return f'<a class="xref" href="{escape(href)}">Figure {number}'  # [](#fig-x): "Figure 3"
+    empty = idx + 1 < len(tokens) and tokens[idx + 1].type == "link_close"
+    for kind, labels in (("Figure", env.get("figure_labels", {})), ("Table", env.get("table_labels", {}))):
+        number = labels.get(href[1:]) if href.startswith("#") else None
+        if number is not None and empty:
+            return f'<a class="xref" href="{escape(href)}">{kind} {number}'  # [](#fig-x): "Figure 3"
     if "://" not in href and not href.startswith("#"):
         target, sep, fragment = href.partition("#")
         if target.endswith(".md"):
@@ -90,21 +95,29 @@ def _render_span_open(self, tokens, idx, options, env):
             f'data-note="{escape(claim.note)}">')
 
 
-def _prepare_inline(page: Page, marks: PageMarks) -> None:
-    """Mark inline values and annotated numbers on the inline tokens' children."""
+def inline_value_places(page: Page) -> dict[tuple[int, int], int]:
+    """(inline token index, child index) of each inline ``{python} expr`` -> its index."""
+    places: dict[tuple[int, int], int] = {}
     inline_iter = iter(page.inline)
     pending = next(inline_iter, None)
+    for line, token_index, child_index, child in inline_children(page.tokens):
+        at_pending = pending is not None and pending.line == line and pending.expr in child.content
+        if child.type == "code_inline" and at_pending:
+            places[(token_index, child_index)] = pending.index
+            pending = next(inline_iter, None)
+    return places
+
+
+def _prepare_inline(page: Page, marks: PageMarks) -> None:
+    """Mark inline values and annotated numbers on the inline tokens' children."""
+    places = inline_value_places(page)
     for token_index, token in enumerate(page.tokens):
         if token.type != "inline" or not token.map:
             continue
-        line = token.map[0] + 1
         for child_index, child in enumerate(token.children or []):
             child.meta = {k: v for k, v in (child.meta or {}).items() if k not in ("annotations", "claim")}
-            if child.type in ("softbreak", "hardbreak"):
-                line += 1
-            elif child.type == "code_inline" and pending is not None and pending.expr in child.content and pending.line == line:
-                child.meta["inline_index"] = pending.index
-                pending = next(inline_iter, None)
+            if (token_index, child_index) in places:
+                child.meta["inline_index"] = places[(token_index, child_index)]
             elif child.type == "text":
                 placed = _placed_marks(child.content, marks.get((token_index, child_index), []))
                 if placed:
@@ -125,6 +138,47 @@ def _placed_marks(content: str, marks: list[tuple[int, Annotation]]) -> list[tup
     return placed
 
 
+def _formula_html(latex: str, display: bool) -> str:
+    """A formula's MathML; one that cannot be rendered (the checks report it at its line)
+    shows its LaTeX as code."""
+    try:
+        return to_mathml(latex, display)
+    except MathError:
+        return f'<code class="math-error">{escape(latex.strip())}</code>'
+
+
+def _render_math_inline(self, tokens, idx, options, env):
+    return _formula_html(tokens[idx].content, display=tokens[idx].type == "math_inline_double")
+
+
+def _render_math_block(self, tokens, idx, options, env):
+    return f'<div class="math-display">{_formula_html(tokens[idx].content, display=True)}</div>\n'
+
+
+def _callout_renderer(kind: str):
+    """The render rule of ``:::{kind}`` callouts: a box with the role of a note, its kind
+    (and title) announced and shown first."""
+    word = CALLOUT_KINDS[kind]
+
+    def render(self, tokens, idx, options, env):
+        token = tokens[idx]
+        if token.nesting != 1:
+            return "</div>\n"
+        title = callout_title(token.info)
+        heading = f"{word}: {title}" if title else word
+        return (f'<div class="callout callout-{kind}" role="note" aria-label="{escape(heading)}">'
+                f'<p class="callout-title">{escape(heading)}</p>\n')
+    return render
+
+
+def _render_table_open(self, tokens, idx, options, env):
+    return '<div class="table-scroll prose-table">' + self.renderToken(tokens, idx, options, env)
+
+
+def _render_table_close(self, tokens, idx, options, env):
+    return self.renderToken(tokens, idx, options, env) + "</div>\n"
+
+
 def _render_citation(self, tokens, idx, options, env):
     return render_citation(tokens[idx], env.get("bibliography", {}))
 
@@ -140,6 +194,15 @@ def make_markdown():
     rules("link_open", _render_link_open)
     rules("text", _render_text)
     rules("span_open", _render_span_open)
+    for name in ("math_inline", "math_inline_double"):
+        rules(name, _render_math_inline)
+    for name in ("math_block", "math_block_label", "amsmath"):
+        rules(name, _render_math_block)
+    for kind in CALLOUT_KINDS:
+        rules(f"container_{kind}_open", _callout_renderer(kind))
+        rules(f"container_{kind}_close", _callout_renderer(kind))
+    rules("table_open", _render_table_open)
+    rules("table_close", _render_table_close)
     return md
 
 
@@ -152,6 +215,7 @@ def prose_html(md, page: Page, executed: ExecutedPage | None, marks: PageMarks,
     _prepare_inline(page, marks)
     env = {
         "figure_numbers": figure_numbers(page, executed), "figure_labels": figure_labels(page, executed),
+        "table_numbers": table_numbers(page, executed), "table_labels": table_labels(page, executed),
         "bibliography": bibliography or {},
         "blocks_by_line": {b.line: b for b in page.blocks},
         "executed": executed, "slug": page.slug, "title": page.front.title,
@@ -172,7 +236,53 @@ def toc_entries(page: Page) -> list[dict]:
     return entries
 
 
+def _child_words(child, index: int | None, values: dict[int, str], bibliography: dict[str, Reference]) -> str:
+    """What a reader reads of one inline child ("" for markup, formulas and permalinks)."""
+    if child.type == "text":
+        return child.content
+    if child.type in ("softbreak", "hardbreak"):
+        return " "
+    if child.type == "code_inline":  # an inline value without its value (a page not run) says nothing
+        return values.get(index, "") if index is not None else child.content
+    if child.type == "citation":
+        entry = bibliography.get(child.meta.get("key", ""))
+        return entry.short() if entry else child.content
+    if child.type == "image":
+        return child.content
+    return ""
+
+
+def _inline_words(token, token_index: int, places: dict, values: dict[int, str],
+                  bibliography: dict[str, Reference]) -> str:
+    words, hidden = [], 0
+    for child_index, child in enumerate(token.children or []):
+        if child.type == "link_open" and child.attrGet("class") == ANCHOR_CLASS:
+            hidden += 1
+        elif child.type == "link_close" and hidden:
+            hidden -= 1
+        elif not hidden:
+            words.append(_child_words(child, places.get((token_index, child_index)), values, bibliography))
+    return " ".join("".join(words).split())
+
+
+def search_fields(page: Page, executed: ExecutedPage | None = None,
+                  bibliography: dict[str, Reference] | None = None) -> dict[str, str]:
+    """The rendered words of a page for the search index: ``headings`` (h2-h6) and
+    ``text`` (the rest of the prose; inline values as their values, claims as their
+    words, citations as "Author Year", no formulas, code or outputs), at most
+    :data:`SEARCH_TEXT_LIMIT` characters of text."""
+    places = inline_value_places(page)
+    values = {v.index: v.text for v in (executed.inline if executed else []) if not v.error}
+    headings, text = [], []
+    for token_index, token in enumerate(page.tokens):
+        if token.type != "inline" or not token.map:
+            continue
+        words = _inline_words(token, token_index, places, values, bibliography or {})
+        in_heading = token_index and page.tokens[token_index - 1].type == "heading_open"
+        (headings if in_heading else text).append(words)
+    return {"headings": " · ".join(h for h in headings if h), "text": " ".join(text)[:SEARCH_TEXT_LIMIT]}
+
+
 def plain_text(page: Page) -> str:
-    """The prose of a page as plain text (for the search index)."""
-    words = [t.content for t in page.tokens if t.type == "inline"]
-    return " ".join(" ".join(words).split())[:SEARCH_TEXT_LIMIT]
+    """The prose of a page as plain text (its rendered words, see :func:`search_fields`)."""
+    return search_fields(page)["text"]

@@ -15,13 +15,14 @@ from markupsafe import Markup
 from sitebuild.checks.annotations import PageMarks
 from sitebuild.config import SiteConfig
 from sitebuild.execution.executed import ExecutedPage
-from sitebuild.execution.extract import reader_notebook, script_text
+from sitebuild.execution.extract import script_text
 from sitebuild.render.highlight import HighlightMemo
+from sitebuild.render.notebook import notebook_json
 from sitebuild.checks.links import data_links, data_pages_by_key
-from sitebuild.render.prose import make_markdown, plain_text, prose_html, toc_entries
+from sitebuild.render.prose import make_markdown, prose_html, search_fields, toc_entries
 from sitebuild.render.provenance import PROVENANCE_END, PROVENANCE_START, Provenance, collect_provenance
 from sitebuild.source.read import Page
-from sitebuild.source.references import load_bibliography
+from sitebuild.source.references import Reference, load_bibliography
 
 
 @dataclass
@@ -117,10 +118,14 @@ def _data_index(ordered: list[Page], data_theme: str) -> list[dict]:
             for key in sorted(set(described) | set(users))]
 
 
-def search_index_js(ordered: list[Page]) -> str:
-    """``static/search-index.js``: the pages' titles, urls, summaries, tags and text."""
+def search_index_js(ordered: list[Page], executed: dict[str, ExecutedPage] | None = None,
+                    bibliography: dict[str, Reference] | None = None) -> str:
+    """``static/search-index.js``: each page's title, url, summary, tags, and the rendered
+    words of its headings and prose (:func:`sitebuild.render.prose.search_fields`), which
+    templates/static/search.js indexes with MiniSearch."""
     entries = [{"title": p.front.title, "url": f"{p.slug}.html", "summary": p.front.summary,
-                "tags": list(p.front.tags), "text": plain_text(p)} for p in ordered]
+                "tags": list(p.front.tags), **search_fields(p, (executed or {}).get(p.slug), bibliography)}
+               for p in ordered]
     data = json.dumps(entries, ensure_ascii=False, sort_keys=True).replace("</", "<\\/")
     return f"window.FC_SEARCH_INDEX = {data};\n"
 
@@ -130,12 +135,6 @@ def download_files(page: Page, executed: ExecutedPage | None) -> list[str]:
     the Markdown and the figures, by path relative to the output folder."""
     figures = [f"figures/{name}" for name in (executed.figures if executed else ())]
     return [f"code/{page.slug}.py", f"code/{page.slug}.ipynb", f"source/{page.slug}.md", *figures]
-
-
-def notebook_json(page: Page, executed: ExecutedPage | None) -> str:
-    """The downloadable notebook of ``page``, with its outputs."""
-    notebook = reader_notebook(page, executed.notebook_outputs if executed else None)
-    return json.dumps(notebook, indent=1, ensure_ascii=False, sort_keys=True) + "\n"
 
 
 def page_links(page: Page, site: SiteConfig, provenance: Provenance | None) -> dict:
@@ -204,7 +203,7 @@ def render_site(pages: list[Page], executed: dict[str, ExecutedPage], report: li
             rendered.kept.update((rel, kept[rel]) for rel in downloads)
             continue
         rendered.files[f"code/{page.slug}.py"] = script_text(page).encode()
-        rendered.files[f"code/{page.slug}.ipynb"] = notebook_json(page, result).encode()
+        rendered.files[f"code/{page.slug}.ipynb"] = notebook_json(page, result, bibliography).encode()
         rendered.files[f"source/{page.slug}.md"] = page.text.encode()
         for name, data in (result.figures.items() if result else ()):
             rendered.files[f"figures/{name}"] = data
@@ -220,7 +219,7 @@ def render_site(pages: list[Page], executed: dict[str, ExecutedPage], report: li
         else:
             rendered.files[name] = env.get_template(name).render(root="", toc=None, **{**common, **context}).encode()
     rendered.files["static/pygments.css"] = highlights.css().encode()
-    rendered.files["static/search-index.js"] = search_index_js(ordered).encode()
+    rendered.files["static/search-index.js"] = search_index_js(ordered, executed, bibliography).encode()
     return rendered
 
 

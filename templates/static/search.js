@@ -1,16 +1,16 @@
-/* The Fair Code Project: client-side search over window.FC_SEARCH_INDEX
-   (entries {title, url, summary, tags, text}, url relative to the site root).
-   Titles weigh more than tags and summaries, which weigh more than the text;
-   a query term matches a word exactly or as its prefix, and every term must match.
-   The results form a listbox driven from the search input (a combobox). */
+/* The Fair Code Project: search over window.FC_SEARCH_INDEX (entries {title, url,
+   summary, tags, headings, text}: the rendered words of each page, url relative to the
+   site root), ranked by MiniSearch (static/vendor/minisearch.js, loaded from here).
+   Fields are boosted title > tags > summary > headings > text; the tokenizer keeps
+   "p-value", "0.05" and "four-fifths" whole (and indexes a hyphenated word's parts
+   too, so "fifths" finds "four-fifths"). The results form a listbox driven from the
+   search input (a combobox); each shows a snippet of the page's rendered text. */
 (function () {
   "use strict";
 
   var script = document.currentScript;
   var siteRoot = (script && script.getAttribute("data-root")) || "";
   var MAX_RESULTS = 8;
-  var FIELD_WEIGHTS = { title: 10, tags: 5, summary: 4, text: 1 };
-  var PREFIX_FACTOR = 0.5;
 
   function announce(message) {
     var region = document.getElementById("fc-announcer");
@@ -19,78 +19,67 @@
     window.setTimeout(function () { region.textContent = message; }, 60);
   }
 
-  /* ---- tokens and scoring ---- */
+  /* ---- the index (MiniSearch) and its tokens ---- */
 
-  function tokenize(text) {
-    return String(text || "")
-      .toLowerCase()
-      .normalize("NFKD")
-      .replace(/[\u0300-\u036f]/g, "")
-      .split(/[^\p{L}\p{N}]+/u)
-      .filter(Boolean);
+  var FIELDS = ["title", "tags", "summary", "headings", "text"];
+  var BOOST = { title: 8, tags: 4, summary: 3, headings: 2, text: 1 };
+  /* A word: letters and digits, joined by inner hyphens, dots, apostrophes or commas
+     between digits ("p-value", "0.05", "four-fifths", "6,513", "group's"). */
+  var WORD = /[\p{L}\p{N}]+(?:(?:[-.\u2010\u2011'\u2019]|,(?=\p{N}{3}))[\p{L}\p{N}]+)*/gu;
+
+  function normalise(term) {
+    return term.toLowerCase().normalize("NFKD").replace(/[\u0300-\u036f]/g, "")
+      .replace(/[\u2010\u2011]/g, "-").replace(/\u2019/g, "'").replace(/,/g, "");
   }
 
-  function countTokens(tokens) {
-    var counts = new Map();
-    tokens.forEach(function (token) { counts.set(token, (counts.get(token) || 0) + 1); });
-    return counts;
+  function queryTerms(text) {
+    return (String(text || "").match(WORD) || []).map(normalise);
   }
 
-  function prepareEntry(entry) {
-    var tags = Array.isArray(entry.tags) ? entry.tags.join(" ") : entry.tags;
-    return {
-      entry: entry,
-      fields: {
-        title: countTokens(tokenize(entry.title)),
-        tags: countTokens(tokenize(tags)),
-        summary: countTokens(tokenize(entry.summary)),
-        text: countTokens(tokenize(entry.text))
+  function indexTerms(text) {
+    var terms = [];
+    queryTerms(text).forEach(function (term) {
+      terms.push(term);
+      if (term.indexOf("-") > 0 && /\p{L}/u.test(term)) {
+        term.split("-").forEach(function (part) { if (part) terms.push(part); });
       }
-    };
-  }
-
-  function fieldMatch(counts, term) {
-    var exact = counts.get(term) || 0;
-    if (exact) return exact;
-    var prefixHits = 0;
-    counts.forEach(function (count, token) {
-      if (token.startsWith(term)) prefixHits += count * PREFIX_FACTOR;
     });
-    return prefixHits;
+    return terms;
   }
 
-  function scoreTerm(prepared, term) {
-    var score = 0;
-    Object.keys(FIELD_WEIGHTS).forEach(function (field) {
-      var hits = fieldMatch(prepared.fields[field], term);
-      if (!hits) return;
-      var strength = field === "text" ? Math.min(1 + Math.log(1 + hits), 4) : Math.min(hits, 1);
-      score += FIELD_WEIGHTS[field] * strength;
+  function makeIndex(entries) {
+    var engine = new window.MiniSearch({
+      fields: FIELDS,
+      storeFields: ["title", "url", "summary", "text"],
+      tokenize: indexTerms,
+      processTerm: function (term) { return term; },
+      searchOptions: {
+        boost: BOOST,
+        tokenize: queryTerms,
+        processTerm: function (term) { return term; },
+        prefix: function (term) { return term.length > 2 && !/\p{N}/u.test(term); }, /* 0.05 is not 0.051 */
+        fuzzy: function (term) { return term.length > 5 && !/\p{N}/u.test(term) ? 0.15 : false; },
+        combineWith: "AND"
+      }
     });
-    return score;
+    engine.addAll(entries.map(function (entry, position) {
+      var tags = Array.isArray(entry.tags) ? entry.tags.join(" ") : entry.tags;
+      return { id: position, title: entry.title, url: entry.url, summary: entry.summary,
+               tags: tags, headings: entry.headings, text: entry.text };
+    }));
+    return engine;
   }
 
-  function scoreEntry(prepared, terms, query) {
-    var total = 0;
-    for (var i = 0; i < terms.length; i += 1) {
-      var termScore = scoreTerm(prepared, terms[i]);
-      if (!termScore) return 0; /* every term must appear somewhere */
-      total += termScore;
-    }
-    if (String(prepared.entry.title || "").toLowerCase().indexOf(query) !== -1) total += FIELD_WEIGHTS.title;
-    return total;
-  }
-
-  function search(index, query) {
-    var terms = tokenize(query);
+  function search(engine, query) {
+    var terms = queryTerms(query);
     if (!terms.length) return { terms: terms, hits: [] };
-    var lowered = query.trim().toLowerCase();
-    var hits = index
-      .map(function (prepared) { return { prepared: prepared, score: scoreEntry(prepared, terms, lowered) }; })
-      .filter(function (hit) { return hit.score > 0; })
-      .sort(function (a, b) { return b.score - a.score; })
-      .slice(0, MAX_RESULTS);
-    return { terms: terms, hits: hits };
+    var hits = engine.search(query);
+    if (!hits.length) hits = engine.search(query, { combineWith: "OR" });
+    var matched = terms.slice();
+    hits.forEach(function (hit) {
+      hit.terms.forEach(function (term) { if (matched.indexOf(term) < 0) matched.push(term); });
+    });
+    return { terms: matched, hits: hits.slice(0, MAX_RESULTS) };
   }
 
   /* ---- highlighting and snippets ---- */
@@ -122,11 +111,11 @@
     return fragment;
   }
 
-  function snippetFor(entry, terms) {
-    var summary = String(entry.summary || "");
+  function snippetFor(hit, terms) {
+    var summary = String(hit.summary || "");
     var pattern = termPattern(terms);
-    if (pattern.test(summary) || !entry.text) return summary;
-    var text = String(entry.text).replace(/\s+/g, " ");
+    if (pattern.test(summary) || !hit.text) return summary;
+    var text = String(hit.text);
     pattern.lastIndex = 0;
     var match = pattern.exec(text);
     if (!match) return summary;
@@ -149,7 +138,8 @@
     if (!list.hasAttribute("aria-label")) list.setAttribute("aria-label", "Search results");
 
     function loadIndex() {
-      if (!index) index = (Array.isArray(window.FC_SEARCH_INDEX) ? window.FC_SEARCH_INDEX : []).map(prepareEntry);
+      if (!window.MiniSearch) return null; /* still loading: render() runs again once it is here */
+      if (!index) index = makeIndex(Array.isArray(window.FC_SEARCH_INDEX) ? window.FC_SEARCH_INDEX : []);
       return index;
     }
 
@@ -188,7 +178,7 @@
     }
 
     function resultOption(hit, position, terms) {
-      var entry = hit.prepared.entry;
+      var entry = hit;
       var option = document.createElement("li");
       option.id = "search-option-" + position;
       option.setAttribute("role", "option");
@@ -199,7 +189,7 @@
       title.appendChild(highlighted(String(entry.title || entry.url), terms));
       var snippet = document.createElement("span");
       snippet.className = "result-snippet";
-      snippet.appendChild(highlighted(snippetFor(entry, terms), terms));
+      snippet.appendChild(highlighted(snippetFor(hit, terms), terms));
       option.appendChild(title);
       option.appendChild(snippet);
       return option;
@@ -222,7 +212,9 @@
         setOpen(false);
         return;
       }
-      var found = search(loadIndex(), query);
+      var engine = loadIndex();
+      if (!engine) return;
+      var found = search(engine, query);
       if (!found.terms.length) {
         setOpen(false);
         return;
@@ -236,6 +228,7 @@
       announce(found.hits.length ? found.hits.length + (found.hits.length === 1 ? " result" : " results") : "No results");
     }
 
+    loadEngine(function () { if (input.value.trim() && document.activeElement === input) render(); });
     input.addEventListener("input", render);
     input.addEventListener("focus", function () { if (input.value.trim()) render(); });
 
@@ -278,6 +271,16 @@
       input.focus();
       input.select();
     });
+  }
+
+  /* MiniSearch, vendored beside this file, loaded by a script tag (so file:// works). */
+  function loadEngine(then) {
+    if (window.MiniSearch) { then(); return; }
+    if (!script || !script.src) return;
+    var loader = document.createElement("script");
+    loader.src = script.src.replace(/search\.js(\?.*)?$/, "vendor/minisearch.js");
+    loader.addEventListener("load", then);
+    document.body.appendChild(loader);
   }
 
   function isEditable(element) {

@@ -14,6 +14,7 @@ from sitebuild.config import make_config
 
 REPO = Path(__file__).resolve().parents[2]
 FIXTURE = REPO / "tests" / "fixtures" / "browser_site"
+TOOLKIT_FIXTURE = REPO / "tests" / "fixtures" / "toolkit_site"
 TEMPLATES = REPO / "templates"
 AXE_SCRIPT = REPO / ".cache" / "npm" / "node_modules" / "axe-core" / "axe.min.js"
 SCREENSHOTS = REPO / "tests" / "_artifacts" / "screenshots"
@@ -57,10 +58,10 @@ class PageWatch:
                 + [f"request to another host: {u}" for u in self.foreign_requests])
 
 
-def build_fixture_site(target: Path) -> BuiltSite:
-    """Copy the browser fixture into ``target`` and build it; fail with the build's problems."""
-    root = target / "browser_site"
-    shutil.copytree(FIXTURE, root)
+def build_fixture_site(target: Path, fixture: Path = FIXTURE) -> BuiltSite:
+    """Copy the browser fixture (or ``fixture``) into ``target`` and build it; fail with the build's problems."""
+    root = target / fixture.name
+    shutil.copytree(fixture, root)
     config = make_config(root, templates=TEMPLATES, jobs=2, cache_dir=root / ".cache")
     summary = run_build(config)
     assert summary.ok, "the browser fixture site did not build:\n" + "\n".join(str(p) for p in summary.problems)
@@ -75,9 +76,13 @@ def build_real_site(target: Path) -> RealSite:
     from sitebuild.source.read import read_pages
 
     cache = target / "cache"
-    seed = REPO / ".cache" / "sitebuild" / "pages"
-    if seed.is_dir():
-        shutil.copytree(seed, cache / "pages")
+    seed = REPO / ".cache" / "sitebuild"
+    for name in ("pages", "package-sets"):  # an entry names its package set: without it, it is discarded
+        if (seed / name).is_dir():
+            shutil.copytree(seed / name, cache / name)
+    for name in ("index.json", ".sitebuild-cache"):  # the marker: the copy is the engine's own cache
+        if (seed / name).is_file():
+            shutil.copy2(seed / name, cache / name)
     config = make_config(REPO, out=target / "site", cache_dir=cache, jobs=2, write_scripts=False, run_steps=False)
     summary = run_build(config)
     errors = [str(p) for p in summary.errors]

@@ -13,14 +13,20 @@ from pathlib import Path
 
 import pytest
 
-from browser_helpers import (CHROMIUM, CHROMIUM_ARGS, LOADED, SCREENSHOTS, BuiltSite, PageWatch, RealSite,
-                             build_fixture_site, build_real_site, is_local, watch_page)
+from browser_helpers import (CHROMIUM, CHROMIUM_ARGS, LOADED, SCREENSHOTS, TOOLKIT_FIXTURE, BuiltSite, PageWatch,
+                             RealSite, build_fixture_site, build_real_site, is_local, watch_page)
 
 
 @pytest.fixture(scope="session")
 def built_site(tmp_path_factory) -> BuiltSite:
     """The fixture site, built once for the whole session."""
     return build_fixture_site(tmp_path_factory.mktemp("browser"))
+
+
+@pytest.fixture(scope="session")
+def toolkit_site(tmp_path_factory) -> BuiltSite:
+    """The one-page site of formulas, callouts and numbered tables, built once per session."""
+    return build_fixture_site(tmp_path_factory.mktemp("toolkit"), TOOLKIT_FIXTURE)
 
 
 @pytest.fixture(scope="session")
@@ -49,6 +55,12 @@ def _serve(folder: Path):
 def site_url(built_site: BuiltSite):
     """The built fixture site served over http on 127.0.0.1; yields its base URL."""
     yield from _serve(built_site.out)
+
+
+@pytest.fixture(scope="session")
+def toolkit_url(toolkit_site: BuiltSite):
+    """The built toolkit site served over http on 127.0.0.1; yields its base URL."""
+    yield from _serve(toolkit_site.out)
 
 
 @pytest.fixture(scope="session")

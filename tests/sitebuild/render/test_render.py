@@ -110,7 +110,8 @@ def test_site_has_every_file_and_an_offline_search_index(tmp_path):
     assert {"index.html", "report.html", "404.html", "render-me.html", "other.html", "code/render-me.py",
             "code/render-me.ipynb", "static/pygments.css", "static/search-index.js"} <= set(site.files)
     index = json.loads(search_index_js([other]).removeprefix("window.FC_SEARCH_INDEX = ").removesuffix(";\n"))
-    assert index == [{"title": "Other", "url": "other.html", "summary": "The other one.", "tags": ["x"], "text": "A heading Words."}]
+    assert index == [{"title": "Other", "url": "other.html", "summary": "The other one.", "tags": ["x"],
+                      "headings": "A heading", "text": "Words."}]
     for html in (site.files["index.html"], site.files["render-me.html"]):
         assert b"http://" not in html and b"https://" not in html.replace(b"https://example.org/x.md", b"")
 
