@@ -132,7 +132,7 @@ def ratio_score(ones_a, n_a, ones_b, n_b, confidence: float, correction: bool = 
     z = z_value(confidence)
 
     def statistic(log_ratio):
-        return _ratio_statistic(ones_a, n_a, ones_b, n_b, np.exp(log_ratio), correction)
+        return ratio_statistic(ones_a, n_a, ones_b, n_b, np.exp(log_ratio), correction)
 
     with np.errstate(divide="ignore"):
         estimate = np.log(ones_a / n_a) - np.log(ones_b / n_b)
@@ -198,8 +198,11 @@ def _restricted_rates_difference(p_a, n_a, p_b, n_b, delta):
     return rate_a, rate_b
 
 
-def _ratio_statistic(ones_a, n_a, ones_b, n_b, ratio, correction: bool):
-    """Score statistic of H0: p_a / p_b = ratio (restricted rates from the quadratic)."""
+def ratio_statistic(ones_a, n_a, ones_b, n_b, ratio, correction: bool = True):
+    """Score statistic of H0: p_a / p_b = ratio (restricted rates from the quadratic), vectorised.
+
+    Large positive values say the ratio is above ``ratio``; a zero numerator gives 0.
+    """
     total = n_a + n_b
     a = ratio * total
     b = -(ratio * (n_a + ones_b) + ones_a + n_b)
