@@ -6,7 +6,13 @@ from zero (gap <= -margin, or gap >= +margin), and rejecting both halves at leve
 shows, at that level, that -margin < gap < +margin. Its p-value is the larger of the two
 one-sided p-values. Re-exported by :mod:`faircode.significance`.
 
-* ``method="score"`` (the default): each one-sided test is the score test of the gap at
+* ``method="exact"``: each one-sided test is the exact unconditional test of the gap at the
+  margin (the score statistic's tail maximised over the nuisance rate, Berger and Boos's
+  restriction, :mod:`faircode._unconditional`), so its size is at most alpha by
+  construction, and the interval reported is the exact unconditional 1 - 2 alpha interval.
+  ``method="auto"`` (the default) is "exact" when both groups have at most
+  ``EXACT_INTERVAL_ROWS`` (100) rows, else "score".
+* ``method="score"``: each one-sided test is the score test of the gap at
   the margin, with the restricted maximum-likelihood variance and the ``N / (N - 1)``
   factor (Miettinen and Nurminen). The 1 - 2 alpha interval reported with it is the
   inverted score test (:func:`faircode._intervals.miettinen_nurminen`), so the data show
@@ -24,9 +30,10 @@ from dataclasses import asdict, dataclass
 import numpy as np
 from scipy.special import ndtr
 
-from faircode import _intervals
+from faircode import _intervals, _unconditional
+from faircode._report import EXACT_INTERVAL_ROWS
 
-EQUIVALENCE_METHODS = ("score", "wald")
+EQUIVALENCE_METHODS = ("auto", "exact", "score", "wald")
 
 
 @dataclass(frozen=True)
@@ -57,6 +64,10 @@ class EquivalenceResult:
 def tost(ones_a: int, n_a: int, ones_b: int, n_b: int, margin: float, alpha: float, method: str) -> EquivalenceResult:
     """TOST of validated counts (see the module docstring)."""
     gap = ones_a / n_a - ones_b / n_b
+    if method == "auto":
+        method = "exact" if max(n_a, n_b) <= EXACT_INTERVAL_ROWS else "score"
+    if method == "exact":
+        return _exact_tost(ones_a, n_a, ones_b, n_b, margin, alpha)
     if method == "score":
         z_lower = float(_intervals.difference_score(ones_a, n_a, ones_b, n_b, -margin))
         z_upper = float(_intervals.difference_score(ones_a, n_a, ones_b, n_b, margin))
@@ -74,4 +85,17 @@ def tost(ones_a: int, n_a: int, ones_b: int, n_b: int, margin: float, alpha: flo
     return EquivalenceResult(
         gap=float(gap), margin=float(margin), p_value=p, p_lower=p_lower, p_upper=p_upper,
         ci_low=float(low), ci_high=float(high), alpha=float(alpha), equivalent=bool(p < alpha), method=method,
+    )
+
+
+def _exact_tost(ones_a: int, n_a: int, ones_b: int, n_b: int, margin: float, alpha: float) -> EquivalenceResult:
+    """TOST by the exact unconditional one-sided tests at -margin and +margin."""
+    p_lower = float(_unconditional.difference_tails(n_a, n_b, -margin)[0][ones_a, ones_b])  # gap above -margin
+    p_upper = float(_unconditional.difference_tails(n_a, n_b, margin)[1][ones_a, ones_b])  # gap below +margin
+    lows, highs = _unconditional.difference_intervals(n_a, n_b, 1 - 2 * alpha)
+    p = max(p_lower, p_upper)
+    return EquivalenceResult(
+        gap=float(ones_a / n_a - ones_b / n_b), margin=float(margin), p_value=p, p_lower=p_lower, p_upper=p_upper,
+        ci_low=float(lows[ones_a, ones_b]), ci_high=float(highs[ones_a, ones_b]), alpha=float(alpha),
+        equivalent=bool(p < alpha), method="exact",
     )

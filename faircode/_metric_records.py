@@ -14,9 +14,18 @@ from functools import cached_property
 
 import numpy as np
 
-from faircode import _exact, _intervals, _monte_carlo
+from faircode import _exact, _intervals, _monte_carlo, _unconditional
 from faircode._checks import check_random_state
-from faircode._report import SMALL_SAMPLE_SIZE, Settings, SignificanceReport, binary_report, percentile_interval, planned_gap
+from faircode._report import (
+    EXACT_INTERVAL,
+    SMALL_SAMPLE_SIZE,
+    Settings,
+    SignificanceReport,
+    auto_interval,
+    binary_report,
+    percentile_interval,
+    planned_gap,
+)
 from faircode._stratified import stratified_binary_report
 
 Counts = tuple[int, int, int, int]
@@ -27,7 +36,9 @@ NOTE_EMPTY = "no {rows} in the {group} group"
 NOTE_RATIO_UNDEFINED = "the advantaged group's selection rate is 0, so the ratio is undefined"
 NOTE_LARGER_GAP = "the larger gap is the {rate}'s"
 RATIO_CI_METHOD = "miettinen_nurminen_ratio"
-"""The default interval of the ratio: the score interval of p_a / p_b with Miettinen and Nurminen's factor."""
+"""The interval of the ratio of large groups: the score interval of p_a / p_b with Miettinen and Nurminen's factor."""
+EXACT_RATIO_CI_METHOD = "exact_unconditional_ratio"
+"""The interval of the ratio of small groups: the exact unconditional interval (:mod:`faircode._unconditional`)."""
 RECORD_CI_METHODS = ("auto", "bootstrap")
 """``ci_method`` of the metrics: "auto" gives each metric its interval of honest coverage (the gaps
 Agresti-Caffo's, the ratio its score interval, equalized odds the Sidak combination); "bootstrap"
@@ -290,18 +301,37 @@ def _ratio_record(dis, adv, options: Options, tests: _Tests | None) -> MetricRec
     rate = _RATES["selection"]
     counts = (rate.ones(dis), rate.rows(dis), rate.ones(adv), rate.rows(adv))
     record = _base_fields("disparate_impact_ratio", *counts, alpha=options.alpha)
-    if counts[2] == 0:
-        return MetricRecord(**{**record, "note": _joined(NOTE_RATIO_UNDEFINED, record["note"])})
-    record["value"] = record["rate_disadvantaged"] / record["rate_advantaged"]
+    empty = _empty_note(rate, counts)
+    if empty:
+        return MetricRecord(**{**record, "note": _joined(empty, record["note"])})
+    undefined = counts[2] == 0
+    if undefined:
+        record["note"] = _joined(NOTE_RATIO_UNDEFINED, record["note"])
+    else:
+        record["value"] = record["rate_disadvantaged"] / record["rate_advantaged"]
     if tests is not None:
         report, rng = tests.report(counts)
         record.update(_report_fields(report))
         if options.bootstrap:
             record["ci_low"], record["ci_high"] = _ratio_interval(*counts, options, rng)
         else:
-            low, high = _intervals.ratio_score(*counts, options.confidence, correction=True)
-            record.update(ci_low=float(low), ci_high=float(high), ci_method=RATIO_CI_METHOD)
+            low, high, method = ratio_interval(*counts, options.confidence)
+            record.update(ci_low=low, ci_high=high, ci_method=method)
     return MetricRecord(**record)
+
+
+def ratio_interval(ones_d: int, n_d: int, ones_a: int, n_a: int, confidence: float) -> tuple[float, float, str]:
+    """The default interval of the ratio p_d / p_a and its name.
+
+    The exact unconditional interval (:data:`EXACT_RATIO_CI_METHOD`) when both groups have at
+    most ``EXACT_INTERVAL_ROWS`` rows, else the score interval (:data:`RATIO_CI_METHOD`). With
+    no ones in the advantaged group the upper end is infinite.
+    """
+    if auto_interval(n_d, n_a) == EXACT_INTERVAL:
+        lows, highs = _unconditional.ratio_intervals(n_d, n_a, confidence)
+        return float(lows[ones_d, ones_a]), float(highs[ones_d, ones_a]), EXACT_RATIO_CI_METHOD
+    low, high = _intervals.ratio_score(ones_d, n_d, ones_a, n_a, confidence, correction=True)
+    return float(low), float(high), RATIO_CI_METHOD
 
 
 def _equalized_odds_record(dis, adv, options: Options, tests: _Tests | None) -> MetricRecord:

@@ -14,7 +14,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from faircode import _exact, _intervals, _monte_carlo
+from faircode import _exact, _intervals, _monte_carlo, _unconditional
 from faircode._checks import (
     as_numeric_array,
     check_one_of,
@@ -28,16 +28,32 @@ from faircode.power import minimum_detectable_gap
 SMALL_SAMPLE_SIZE = 30
 """A group with fewer rows than this raises ``small_sample_warning``."""
 
-METHODS = ("auto", "exact", "monte_carlo")
+METHODS = ("auto", "exact", "monte_carlo", "boschloo")
+"""Tests of a gap: "exact" is the conditional permutation test, "boschloo" Boschloo's exact
+unconditional test (0/1 data, at most :data:`BOSCHLOO_MAX_TABLES` tables)."""
 
-CI_METHODS = ("auto", "agresti_caffo", "newcombe", "miettinen_nurminen", "bootstrap", "bootstrap_exact")
-"""Intervals of a gap: "auto" is :data:`DEFAULT_CI_METHOD` for 0/1 data and "bootstrap"
-(the percentile bootstrap) for other data; "bootstrap_exact" is the percentile
+EXACT_INTERVAL = "exact_unconditional"
+"""The exact unconditional interval of a gap (:mod:`faircode._unconditional`)."""
+CI_METHODS = ("auto", "agresti_caffo", "newcombe", "miettinen_nurminen", EXACT_INTERVAL, "bootstrap",
+              "bootstrap_exact")
+"""Intervals of a gap: "auto" is :data:`EXACT_INTERVAL` for 0/1 groups of at most
+:data:`EXACT_INTERVAL_ROWS` rows each, :data:`DEFAULT_CI_METHOD` for larger 0/1 groups and
+"bootstrap" (the percentile bootstrap) for other data; "bootstrap_exact" is the percentile
 bootstrap's limit (0/1 data only)."""
 DEFAULT_CI_METHOD = "agresti_caffo"
-"""The interval of a gap between two rates: chosen by the coverage study of
-:mod:`faircode._intervals` (bench/coverage.py)."""
-SCORE_METHODS = ("agresti_caffo", "newcombe", "miettinen_nurminen")
+"""The interval of a gap between two rates of groups above :data:`EXACT_INTERVAL_ROWS` rows:
+chosen by the coverage study of :mod:`faircode._intervals` (bench/coverage.py)."""
+EXACT_INTERVAL_ROWS = 100
+"""Groups of at most this many rows each get the exact unconditional interval by default: its
+coverage is guaranteed, and computing every table of a pair of sizes costs at most a few
+seconds once (bench/coverage.py, bench/significance.py)."""
+SCORE_METHODS = ("agresti_caffo", "newcombe", "miettinen_nurminen", EXACT_INTERVAL)
+BOSCHLOO_MAX_TABLES = 250_000
+"""Boschloo's test enumerates the (n_a + 1) (n_b + 1) tables of its group sizes: at most this many."""
+BOSCHLOO_TOO_LARGE = (
+    "method='boschloo' enumerates every table, at most {limit} of them ((n_a + 1) * (n_b + 1)); "
+    "got n_a = {n_a} and n_b = {n_b}. Use method='exact' for groups this large."
+)
 
 NOTE_NO_DETECTABLE_GAP = (
     "no gap centred on the pooled rate {rate:.3g} keeps both rates in [0, 1] and is detected with "
@@ -52,6 +68,11 @@ SCORE_NEEDS_BINARY = (
 
 EXACT_NEEDS_BINARY = (
     "method='exact' needs 0/1 data, but {name} holds other values; "
+    "use method='monte_carlo' (or 'auto') for other data."
+)
+
+BOSCHLOO_NEEDS_BINARY = (
+    "method='boschloo' needs 0/1 data, but {name} holds other values; "
     "use method='monte_carlo' (or 'auto') for other data."
 )
 
@@ -115,8 +136,19 @@ class Settings:
 
     @property
     def binary_ci_method(self) -> str:
-        """The interval of 0/1 data: "auto" resolved to the default."""
+        """The interval of 0/1 data of large groups: "auto" resolved to :data:`DEFAULT_CI_METHOD`."""
         return DEFAULT_CI_METHOD if self.ci_method == "auto" else self.ci_method
+
+    def interval_for(self, *sizes: int) -> str:
+        """The interval of 0/1 groups of these sizes: "auto" is exact when every group is small."""
+        if self.ci_method == "auto":
+            return auto_interval(*sizes)
+        return self.ci_method
+
+
+def auto_interval(*sizes: int) -> str:
+    """:data:`EXACT_INTERVAL` when every group has at most :data:`EXACT_INTERVAL_ROWS` rows, else the default."""
+    return EXACT_INTERVAL if max(sizes) <= EXACT_INTERVAL_ROWS else DEFAULT_CI_METHOD
 
 
 def make_report(gap, interval, p, n_a, n_b, settings: Settings, exact_p: bool, ci_method: str,
@@ -146,7 +178,10 @@ def make_report(gap, interval, p, n_a, n_b, settings: Settings, exact_p: bool, c
 
 def score_interval(method: str, ones_a, n_a, ones_b, n_b, confidence: float) -> tuple[float, float]:
     """One of the score intervals of :mod:`faircode._intervals` for the gap of two 0/1 groups."""
-    if method == "agresti_caffo":
+    if method == EXACT_INTERVAL:
+        lows, highs = _unconditional.difference_intervals(int(n_a), int(n_b), float(confidence))
+        low, high = lows[int(ones_a), int(ones_b)], highs[int(ones_a), int(ones_b)]
+    elif method == "agresti_caffo":
         low, high = _intervals.agresti_caffo(ones_a, n_a, ones_b, n_b, confidence)
     elif method == "newcombe":
         low, high = _intervals.newcombe(ones_a, n_a, ones_b, n_b, confidence)
@@ -180,7 +215,7 @@ def binary_report(
     gaps, drawn from ``rng`` just before (``rng`` then continues after them).
     """
     ones_a, n_a, ones_b, n_b = counts
-    ci_method = settings.binary_ci_method
+    ci_method = settings.interval_for(n_a, n_b)
     if ci_method == "bootstrap_exact":
         interval = _exact.bootstrap_quantiles(ones_a, n_a, ones_b, n_b, settings.levels)
     elif ci_method == "bootstrap":
@@ -191,6 +226,8 @@ def binary_report(
         interval = score_interval(ci_method, ones_a, n_a, ones_b, n_b, settings.confidence)
     if settings.method == "monte_carlo":
         p = binary_monte_carlo_p(ones_a, n_a, ones_b, n_b, settings.n_permutations, rng)
+    elif settings.method == "boschloo":
+        p = boschloo_p(ones_a, n_a, ones_b, n_b)
     elif exact_p is not None:
         p = exact_p
     else:
@@ -198,6 +235,13 @@ def binary_report(
     gap = ones_a / n_a - ones_b / n_b
     pooled = (ones_a + ones_b) / (n_a + n_b)
     return make_report(gap, interval, p, n_a, n_b, settings, settings.method != "monte_carlo", ci_method, pooled)
+
+
+def boschloo_p(ones_a: int, n_a: int, ones_b: int, n_b: int) -> float:
+    """Boschloo's two-sided exact unconditional p-value of validated counts (remembered per sizes)."""
+    if (n_a + 1) * (n_b + 1) > BOSCHLOO_MAX_TABLES:
+        raise InvalidInputError(BOSCHLOO_TOO_LARGE.format(limit=BOSCHLOO_MAX_TABLES, n_a=n_a, n_b=n_b))
+    return float(_unconditional.boschloo_p_values(int(n_a), int(n_b))[int(ones_a), int(ones_b)])
 
 
 @lru_cache(maxsize=8192)
@@ -234,7 +278,7 @@ def resolve_ci_method(ci_method: str, *groups: np.ndarray) -> str:
     check_one_of(ci_method, "ci_method", CI_METHODS)
     binary = all(is_binary(g) for g in groups)
     if ci_method == "auto":
-        return DEFAULT_CI_METHOD if binary else "bootstrap"
+        return auto_interval(*(g.size for g in groups)) if binary else "bootstrap"
     if ci_method in SCORE_METHODS and not binary:
         name = "a" if not is_binary(groups[0]) else "b"
         raise InvalidInputError(SCORE_NEEDS_BINARY.format(ci_method=ci_method, name=name))
@@ -247,19 +291,20 @@ def resolve_method(method: str, *groups: np.ndarray) -> str:
     """The method to run: "auto" becomes "exact" for 0/1 groups, else "monte_carlo"."""
     check_one_of(method, "method", METHODS)
     binary = all(is_binary(g) for g in groups)
-    if method == "exact" and not binary:
-        require_binary(*groups)
+    if method in ("exact", "boschloo") and not binary:
+        require_binary(*groups, method=method)
     if method == "auto":
         return "exact" if binary else "monte_carlo"
     return method
 
 
-def require_binary(*groups: np.ndarray) -> None:
+def require_binary(*groups: np.ndarray, method: str = "exact") -> None:
     """Raise naming the first group that is not 0/1."""
     names = ["a", "b"] if len(groups) == 2 else [f"group {i}" for i in range(len(groups))]
     for name, values in zip(names, groups):
         if not is_binary(values):
-            raise InvalidInputError(EXACT_NEEDS_BINARY.format(name=name))
+            template = EXACT_NEEDS_BINARY if method == "exact" else BOSCHLOO_NEEDS_BINARY
+            raise InvalidInputError(template.format(name=name))
 
 
 def interval_levels(confidence: float) -> tuple[float, float]:

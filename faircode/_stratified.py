@@ -57,7 +57,11 @@ NO_EXACT_STRATIFIED_INTERVAL = (
 
 NO_STRATA = "strata must hold at least one (a, b) pair of groups; got {count}."
 
-STRATIFIED_CI_METHODS = ("auto", "agresti_caffo", "newcombe", "miettinen_nurminen", "bootstrap")
+STRATIFIED_CI_METHODS = ("auto", "agresti_caffo", "newcombe", "miettinen_nurminen", "exact_unconditional", "bootstrap")
+
+NO_STRATIFIED_BOSCHLOO = (
+    "method='boschloo' tests the gap of two groups; the stratified test takes 'auto', 'exact' or 'monte_carlo'."
+)
 """Intervals of the signed larger gap: a score method names the per-stratum interval combined at
 the Sidak level ("auto" is Agresti-Caffo's); "bootstrap" is the percentile bootstrap of the statistic."""
 
@@ -113,6 +117,7 @@ def stratified_permutation_test(
     pairs = _strata(strata)
     n_permutations = check_positive_int(n_permutations, "n_permutations")
     values = [v for pair in pairs for v in pair]
+    _no_boschloo(method)
     method = resolve_method(method, *values)
     if method == "exact":
         return _exact.stratified_permutation_p([counts(a, b) for a, b in pairs])
@@ -202,9 +207,10 @@ def stratified_report_from_counts(
     >>> from faircode.significance import stratified_report_from_counts
     >>> report = stratified_report_from_counts([(8, 10, 5, 10), (3, 20, 2, 20)])
     >>> print(f"{report.gap:+.2f} ({report.ci_low:+.2f} to {report.ci_high:+.2f}), {report.ci_method}")
-    +0.30 (-0.20 to +0.68), sidak_agresti_caffo
+    +0.30 (-0.23 to +0.72), sidak_exact_unconditional
     """
     check_one_of(ci_method, "ci_method", STRATIFIED_CI_METHODS)
+    _no_boschloo(method)
     settings = Settings.checked(n_resamples, n_permutations, confidence, alpha, method, ci_method)
     tables = [checked_counts(*s) for s in strata]
     if not tables:
@@ -232,7 +238,8 @@ def stratified_binary_report(
         interval = percentile_interval(_signed_largest(np.array(drawn)), settings.levels)
         ci_method = "bootstrap"
     else:
-        interval, ci_method = sidak_interval(tables, settings.binary_ci_method, settings.confidence)
+        sizes = [n for table in tables for n in (table[1], table[3])]
+        interval, ci_method = sidak_interval(tables, settings.interval_for(*sizes), settings.confidence)
     if settings.method == "monte_carlo":
         p = _stratified_binary_monte_carlo_p(tables, settings.n_permutations, rng)
     elif exact_p is not None:
@@ -258,6 +265,11 @@ def stratified_binary_report(
         mdg_rate=pooled,
         note=note,
     )
+
+
+def _no_boschloo(method: str) -> None:
+    if method == "boschloo":
+        raise InvalidInputError(NO_STRATIFIED_BOSCHLOO)
 
 
 def sidak_interval(tables, method: str, confidence: float) -> tuple[tuple[float, float], str]:

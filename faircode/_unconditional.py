@@ -44,15 +44,15 @@ from faircode import _exact, _intervals
 GAMMA = 1e-4
 """Berger and Boos's gamma: the nuisance's confidence set misses with at most this chance,
 and this much is added to every p-value."""
-NUISANCE_STEP = 0.01
+NUISANCE_STEP = 0.02
 """Spacing of the nuisance grid of p_b."""
-DIFFERENCE_STEP = 0.005
+DIFFERENCE_STEP = 0.01
 """Spacing of the fine grid of gaps; an interval's end is at most this much wider than the exact end."""
-LOG_RATIO_STEP = 0.025
+LOG_RATIO_STEP = 0.04
 """Spacing of the fine grid of log ratios."""
 LOG_RATIO_BOUND = 5.0
 """Ratios are searched in [e^-5, e^5] (0.0067 to 148); an end beyond is reported as 0 or infinity."""
-REFINE = 8
+REFINE = 5
 """Fine points per coarse step."""
 BOSCHLOO_POINTS = 201
 """Points of the common-rate grid over which Boschloo's p-value is maximised (both ends included)."""
@@ -250,7 +250,7 @@ def _refine(tables, family, level, low_end, high_end, coarse, none) -> tuple[np.
 
 def _difference_family() -> _Family:
     points = int(round(2 / DIFFERENCE_STEP))
-    return _Family("difference", np.linspace(-1.0, 1.0, points + 1))
+    return _Family("difference", np.round(np.linspace(-1.0, 1.0, points + 1), 12))
 
 
 def _ratio_family() -> _Family:

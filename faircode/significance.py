@@ -65,6 +65,7 @@ from faircode._report import (
     as_pair,
     binary_monte_carlo_p,
     binary_report,
+    boschloo_p,
     checked_counts,
     counts,
     interval_levels,
@@ -128,8 +129,11 @@ def permutation_test(
         Relabellings drawn by the Monte Carlo method (ignored when exact).
     random_state : None, int, numpy.random.Generator or numpy.random.RandomState, default 42
         Seed of the Monte Carlo method; a Generator or RandomState is drawn from in turn.
-    method : {"auto", "exact", "monte_carlo"}
-        "exact" needs 0/1 data; "auto" is exact for 0/1 data, else Monte Carlo.
+    method : {"auto", "exact", "monte_carlo", "boschloo"}
+        "exact" (the conditional test, hypergeometric) needs 0/1 data; "auto" is exact for
+        0/1 data, else Monte Carlo. "boschloo" is Boschloo's exact unconditional test (0/1
+        data): the conditional p-value as statistic, its tail maximised over the common
+        rate; never larger than the conditional p-value, so more powerful.
 
     Returns
     -------
@@ -151,12 +155,16 @@ def permutation_test(
     0.084
     >>> permutation_test(a, b, n_permutations=2000, method="monte_carlo", random_state=0)
     0.0864567716141929
+    >>> round(permutation_test(a, b, method="boschloo"), 4)
+    0.0519
     """
     a, b = two_groups(a, b)
     n_permutations = check_positive_int(n_permutations, "n_permutations")
     method = resolve_method(method, a, b)
     if method == "exact":
         return float(_exact.permutation_p(*counts(a, b)))
+    if method == "boschloo":
+        return boschloo_p(*counts(a, b))
     rng = check_random_state(random_state)
     if is_binary(a) and is_binary(b):
         return binary_monte_carlo_p(*counts(a, b), n_permutations, rng)
@@ -227,7 +235,7 @@ def bootstrap_ci(
     return percentile_interval(gaps, levels)
 
 
-def equivalence_test(a, b, margin: float, alpha: float = 0.05, method: str = "score") -> EquivalenceResult:
+def equivalence_test(a, b, margin: float, alpha: float = 0.05, method: str = "auto") -> EquivalenceResult:
     """Do the data show that the gap mean(a) - mean(b) of two 0/1 groups lies within +-margin?
 
     Two one-sided tests (TOST): the null hypothesis is that the gap is at least ``margin``
@@ -245,9 +253,11 @@ def equivalence_test(a, b, margin: float, alpha: float = 0.05, method: str = "sc
         audit's minimum detectable gap, or a policy threshold).
     alpha : float in (0, 1), default 0.05
         Level of each one-sided test, and so of the equivalence claim.
-    method : {"score", "wald"}, default "score"
+    method : {"auto", "exact", "score", "wald"}, default "auto"
+        "exact": exact unconditional one-sided tests (size at most alpha by construction);
         "score": score tests with the restricted variance (Miettinen-Nurminen); "wald":
         the unrestricted variance, as statsmodels' ``tost_proportions_2indep`` default.
+        "auto" is "exact" when both groups have at most 100 rows, else "score".
 
     Returns
     -------
@@ -320,10 +330,13 @@ def significance_report(
         One generator serves the interval (if a bootstrap) and the p-value (if Monte Carlo).
     method : {"auto", "exact", "monte_carlo"}
         Method of :func:`permutation_test`.
-    ci_method : {"auto", "agresti_caffo", "newcombe", "miettinen_nurminen", "bootstrap", "bootstrap_exact"}
-        The interval. "auto": Agresti-Caffo's for 0/1 data (its coverage holds on small
-        groups and rare rates, see :mod:`faircode._intervals`), the percentile bootstrap
-        for other data. "bootstrap" is :func:`bootstrap_ci`'s percentile interval and
+    ci_method : {"auto", "agresti_caffo", "newcombe", "miettinen_nurminen", "exact_unconditional", "bootstrap", \
+"bootstrap_exact"}
+        The interval. "auto": for 0/1 data the exact unconditional interval
+        ("exact_unconditional", coverage guaranteed, see :mod:`faircode._unconditional`)
+        when both groups have at most 100 rows, else Agresti-Caffo's adjusted Wald
+        interval (its measured coverage is in :mod:`faircode._intervals`); the percentile
+        bootstrap for other data. "bootstrap" is :func:`bootstrap_ci`'s percentile interval and
         "bootstrap_exact" its exact limit (0/1 data). The score intervals need 0/1 data.
     margin : float in (0, 1), optional
         Add :func:`equivalence_test` at this margin (0/1 data) as ``equivalence``.
@@ -351,7 +364,7 @@ def significance_report(
     >>> report = significance_report(a, b)
     >>> print(f"gap {report.gap:+.3f}, 95% interval {report.ci_low:+.3f} to {report.ci_high:+.3f}"
     ...       f" ({report.ci_method}), p = {report.p_value:.4f}")
-    gap +0.233, 95% interval +0.001 to +0.436 (agresti_caffo), p = 0.0840
+    gap +0.233, 95% interval -0.010 to +0.460 (exact_unconditional), p = 0.0840
     >>> round(report.minimum_detectable_gap, 3), round(report.mdg_rate, 3)
     (0.342, 0.283)
     """
@@ -419,4 +432,4 @@ def significance_report_from_counts(
     report = binary_report(counted, n_resamples, settings, check_random_state(random_state))
     if margin is None:
         return report
-    return replace(report, equivalence=_equivalence(*counted, margin, alpha, "score"))
+    return replace(report, equivalence=_equivalence(*counted, margin, alpha, "auto"))
