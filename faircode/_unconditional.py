@@ -181,8 +181,11 @@ def _binned_tails(z: np.ndarray, asked_z: np.ndarray, mass: np.ndarray) -> tuple
 
 
 def _nuisance_grid(family: _Family, parameter: float) -> np.ndarray:
+    """Nuisance rates p_b spaced so that neither p_b nor p_a moves by more than :data:`NUISANCE_STEP`."""
     low, high = family.nuisance_range(parameter)
-    points = max(2, int(math.ceil((high - low) / NUISANCE_STEP)) + 1)
+    ends_a = family.rate_a(parameter, np.array([low, high]))
+    span = max(high - low, float(abs(ends_a[1] - ends_a[0])))
+    points = max(2, int(math.ceil(span / NUISANCE_STEP)) + 1)
     return np.linspace(low, high, points)
 
 
