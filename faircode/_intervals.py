@@ -11,25 +11,24 @@ whole table of records or a whole simulation of audits.
   restricted maximum-likelihood variance and the ``N / (N - 1)`` factor (Miettinen and
   Nurminen 1985). It is the interval that matches the score test used by
   :func:`faircode.significance.equivalence_test`.
-* :func:`agresti_caffo` - the Wald interval after adding one success and one failure to
-  each group (Agresti and Caffo 2000).
+* :func:`agresti_caffo` - the adjusted Wald interval: Wald's after adding one success and
+  one failure to each group (Agresti and Caffo 2000).
 * :func:`ratio_score` - the inverted score test of the ratio p_a / p_b, Miettinen and
   Nurminen's (with the ``N / (N - 1)`` factor) or Koopman's (without it).
 
-Why Agresti-Caffo is faircode's default for a gap: ``bench/coverage.py`` computes, for 120
-cells (group sizes 10 to 5,000, balanced and ten-to-one, rates 0.02 to 0.5, no gap and a
-doubled rate), both the coverage of 2,000 simulated audits and the exact coverage (every
-pair of counts weighted by its probability). Agresti-Caffo's exact coverage is at least
-94.2% in every cell (median 95.1%); Newcombe's falls to 93.6% (10 vs 10 rows, 0.3 vs 0.6)
-and Miettinen-Nurminen's to about 91% (10 vs 100 rows, both at 0.02), where the score
-intervals are too short at rare rates in the small group. Agresti-Caffo's is also closed
-form, a few microseconds, for a results grid of thousands of records. Its price is width
-where events are rare in a tiny group (it covers 99-100% there). The simulated coverage of
-any method with exactly 95% falls below 94% in about 2% of cells by chance alone, which is
-why the exact coverage decides. For the ratio the default is the score interval with
-Miettinen and Nurminen's factor (the issue asks for a score interval; it covers at least as
-often as Koopman's, which lacks the factor): its exact coverage is at least 94% in every
-cell but one, 93.3% at 10 vs 100 rows both at 0.02.
+Where each is faircode's default: for groups of at most 100 rows each, the default of a gap,
+a ratio and equalized odds' parts is the exact unconditional interval of
+:mod:`faircode._unconditional`, whose coverage is at least the nominal level by
+construction. Beyond, the gap's default is Agresti-Caffo's, an adjusted Wald interval (not a
+score interval: Newcombe's is the one built from each group's Wilson score interval), and
+the ratio's the score interval with Miettinen and Nurminen's factor. ``bench/coverage.py``
+measures them by exact enumeration (every table weighted by its probability) on sizes 5 to
+500, balanced and unbalanced, and rates 0.01 to 0.99: Agresti-Caffo falls to 91.8% at 5 vs 5
+rows (rates 0.90 and 0.01) and stays below 95% in many cells with a group under 100 rows,
+which is why it is kept only beyond that bound, where its closed form costs a few
+microseconds for a results grid of thousands of records. Newcombe's and
+Miettinen-Nurminen's intervals fall short in the same small cells, and the ratio's score
+interval to 86% where the denominator group is small and its rate rare.
 """
 
 from __future__ import annotations
