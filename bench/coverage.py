@@ -8,8 +8,8 @@ both ways) and ``--rates`` (default 0.01 0.03 0.1 0.25 0.5 0.75 0.9 0.97 0.99, e
 It prints, per interval method, the minimum and median coverage and the cells below the
 nominal 95%; per test, its largest size at the null (equal rates) and TOST's largest size
 at the margin (true gap = +-margin, margins ``--margins``, default 0.1 and 0.2). "auto" is
-faircode's default (exact unconditional for groups of at most 100 rows, Agresti-Caffo or
-the score tests beyond). ``--simulate`` prints the older simulated tables described next.
+faircode's default (exact unconditional for groups of at most 100 rows or 20,000 tables,
+Agresti-Caffo or the score tests beyond). ``--simulate`` prints the older simulated tables described next.
 
 Each cell is a pair of group sizes and a pair of true rates. 2,000 audits are simulated
 per cell, all at once: each audit's counts of ones are binomial draws, and every interval
@@ -55,7 +55,7 @@ except ModuleNotFoundError:  # run from a checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from faircode import _exact, _intervals, _unconditional  # noqa: E402
-from faircode._report import EXACT_INTERVAL_ROWS  # noqa: E402
+from faircode._report import exact_sized  # noqa: E402
 
 SIZES = (10, 30, 100, 200, 1000, 5000)
 RATES = (0.02, 0.05, 0.1, 0.3, 0.5)
@@ -248,7 +248,7 @@ def _masses(n: int, rates) -> np.ndarray:
 def gap_intervals(method: str, n_a: int, n_b: int, confidence: float = CONFIDENCE):
     """(low, high) of every table of the sizes, shape (n_a + 1, n_b + 1), for a gap method."""
     if method == "auto":
-        method = "exact_unconditional" if max(n_a, n_b) <= EXACT_INTERVAL_ROWS else "agresti_caffo"
+        method = "exact_unconditional" if exact_sized(n_a, n_b) else "agresti_caffo"
     if method == "exact_unconditional":
         return _unconditional.difference_intervals(n_a, n_b, confidence)
     x, y = np.meshgrid(np.arange(n_a + 1), np.arange(n_b + 1), indexing="ij")
@@ -256,7 +256,7 @@ def gap_intervals(method: str, n_a: int, n_b: int, confidence: float = CONFIDENC
 
 
 def ratio_intervals(method: str, n_a: int, n_b: int):
-    if method == "ratio_auto" and max(n_a, n_b) <= EXACT_INTERVAL_ROWS:
+    if method == "ratio_auto" and exact_sized(n_a, n_b):
         return _unconditional.ratio_intervals(n_a, n_b, CONFIDENCE)
     x, y = np.meshgrid(np.arange(n_a + 1), np.arange(n_b + 1), indexing="ij")
     return _intervals.ratio_score(x, n_a, y, n_b, CONFIDENCE)
@@ -330,7 +330,7 @@ def tost_sizes(sizes, rates, margins=MARGINS, alpha: float = 0.05) -> dict[str, 
                 score = np.maximum(_normal_p(-_intervals.difference_score(x, n_a, y, n_b, -margin)),
                                    _normal_p(_intervals.difference_score(x, n_a, y, n_b, margin))) < alpha
                 declared = {"tost_score": score}
-                if max(n_a, n_b) <= EXACT_INTERVAL_ROWS:
+                if exact_sized(n_a, n_b):
                     p = np.maximum(_unconditional.difference_tails(n_a, n_b, -margin)[0],
                                    _unconditional.difference_tails(n_a, n_b, margin)[1])
                     declared["tost_exact"] = p < alpha
@@ -352,7 +352,8 @@ def _normal_p(z):
 
 def _exact_summary(title: str, values: dict[str, list[float]], nominal: float, below: bool) -> None:
     print(f"\n{title}")
-    print(f"{'method':<22}{'cells':>7}{'min':>9}{'median':>9}{'max':>9}{'cells ' + ('< ' if below else '> ') + f'{nominal:.0%}':>12}")
+    outside = "cells " + ("< " if below else "> ") + f"{nominal:.0%}"
+    print(f"{'method':<22}{'cells':>7}{'min':>9}{'median':>9}{'max':>9}{outside:>12}")
     for method, numbers in values.items():
         if not numbers:
             continue

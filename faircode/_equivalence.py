@@ -10,8 +10,8 @@ one-sided p-values. Re-exported by :mod:`faircode.significance`.
   margin (the score statistic's tail maximised over the nuisance rate, Berger and Boos's
   restriction, :mod:`faircode._unconditional`), so its size is at most alpha by
   construction, and the interval reported is the exact unconditional 1 - 2 alpha interval.
-  ``method="auto"`` (the default) is "exact" when both groups have at most
-  ``EXACT_INTERVAL_ROWS`` (100) rows, else "score".
+  ``method="auto"`` (the default) is "exact" when both groups have at most 100 rows, or
+  at most 20,000 tables ((n_a + 1) (n_b + 1)), else "score".
 * ``method="score"``: each one-sided test is the score test of the gap at
   the margin, with the restricted maximum-likelihood variance and the ``N / (N - 1)``
   factor (Miettinen and Nurminen). The 1 - 2 alpha interval reported with it is the
@@ -31,7 +31,7 @@ import numpy as np
 from scipy.special import ndtr
 
 from faircode import _intervals, _unconditional
-from faircode._report import EXACT_INTERVAL_ROWS
+from faircode._report import exact_sized
 
 EQUIVALENCE_METHODS = ("auto", "exact", "score", "wald")
 
@@ -65,7 +65,7 @@ def tost(ones_a: int, n_a: int, ones_b: int, n_b: int, margin: float, alpha: flo
     """TOST of validated counts (see the module docstring)."""
     gap = ones_a / n_a - ones_b / n_b
     if method == "auto":
-        method = "exact" if max(n_a, n_b) <= EXACT_INTERVAL_ROWS else "score"
+        method = "exact" if exact_sized(n_a, n_b) else "score"
     if method == "exact":
         return _exact_tost(ones_a, n_a, ones_b, n_b, margin, alpha)
     if method == "score":

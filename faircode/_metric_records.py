@@ -323,8 +323,8 @@ def _ratio_record(dis, adv, options: Options, tests: _Tests | None) -> MetricRec
 def ratio_interval(ones_d: int, n_d: int, ones_a: int, n_a: int, confidence: float) -> tuple[float, float, str]:
     """The default interval of the ratio p_d / p_a and its name.
 
-    The exact unconditional interval (:data:`EXACT_RATIO_CI_METHOD`) when both groups have at
-    most ``EXACT_INTERVAL_ROWS`` rows, else the score interval (:data:`RATIO_CI_METHOD`). With
+    The exact unconditional interval (:data:`EXACT_RATIO_CI_METHOD`) when the groups are small
+    enough (:func:`faircode._report.exact_sized`), else the score interval (:data:`RATIO_CI_METHOD`). With
     no ones in the advantaged group the upper end is infinite.
     """
     if auto_interval(n_d, n_a) == EXACT_INTERVAL:

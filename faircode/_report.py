@@ -37,16 +37,21 @@ EXACT_INTERVAL = "exact_unconditional"
 CI_METHODS = ("auto", "agresti_caffo", "newcombe", "miettinen_nurminen", EXACT_INTERVAL, "bootstrap",
               "bootstrap_exact")
 """Intervals of a gap: "auto" is :data:`EXACT_INTERVAL` for 0/1 groups of at most
-:data:`EXACT_INTERVAL_ROWS` rows each, :data:`DEFAULT_CI_METHOD` for larger 0/1 groups and
+:data:`EXACT_INTERVAL_ROWS` rows each or :data:`EXACT_INTERVAL_TABLES` tables,
+:data:`DEFAULT_CI_METHOD` for larger 0/1 groups and
 "bootstrap" (the percentile bootstrap) for other data; "bootstrap_exact" is the percentile
 bootstrap's limit (0/1 data only)."""
 DEFAULT_CI_METHOD = "agresti_caffo"
 """The interval of a gap between two rates of groups above :data:`EXACT_INTERVAL_ROWS` rows:
 chosen by the coverage study of :mod:`faircode._intervals` (bench/coverage.py)."""
 EXACT_INTERVAL_ROWS = 100
-"""Groups of at most this many rows each get the exact unconditional interval by default: its
-coverage is guaranteed, and computing every table of a pair of sizes costs at most a few
-seconds once (bench/coverage.py, bench/significance.py)."""
+"""Groups of at most this many rows each always get the exact unconditional interval by default."""
+EXACT_INTERVAL_TABLES = 20_000
+"""Beyond :data:`EXACT_INTERVAL_ROWS`, a pair of groups still gets the exact interval when it has
+at most this many tables ((n_a + 1) (n_b + 1), e.g. 9 vs 1,999 rows or 140 vs 140): the cost of
+computing every table of a pair of sizes grows with their number, and at this many it is a few
+seconds once (bench/significance.py), while the small group, where the adjusted Wald interval
+falls short, is still small."""
 SCORE_METHODS = ("agresti_caffo", "newcombe", "miettinen_nurminen", EXACT_INTERVAL)
 BOSCHLOO_MAX_TABLES = 250_000
 """Boschloo's test enumerates the (n_a + 1) (n_b + 1) tables of its group sizes: at most this many."""
@@ -147,8 +152,14 @@ class Settings:
 
 
 def auto_interval(*sizes: int) -> str:
-    """:data:`EXACT_INTERVAL` when every group has at most :data:`EXACT_INTERVAL_ROWS` rows, else the default."""
-    return EXACT_INTERVAL if max(sizes) <= EXACT_INTERVAL_ROWS else DEFAULT_CI_METHOD
+    """:data:`EXACT_INTERVAL` when every pair of groups (sizes n_a, n_b, n_a, n_b, ...) is small, else the default."""
+    pairs = zip(sizes[::2], sizes[1::2])
+    return EXACT_INTERVAL if all(exact_sized(n_a, n_b) for n_a, n_b in pairs) else DEFAULT_CI_METHOD
+
+
+def exact_sized(n_a: int, n_b: int) -> bool:
+    """Whether two groups get the exact unconditional interval and tests by default."""
+    return max(n_a, n_b) <= EXACT_INTERVAL_ROWS or (n_a + 1) * (n_b + 1) <= EXACT_INTERVAL_TABLES
 
 
 def make_report(gap, interval, p, n_a, n_b, settings: Settings, exact_p: bool, ci_method: str,

@@ -257,7 +257,8 @@ def equivalence_test(a, b, margin: float, alpha: float = 0.05, method: str = "au
         "exact": exact unconditional one-sided tests (size at most alpha by construction);
         "score": score tests with the restricted variance (Miettinen-Nurminen); "wald":
         the unrestricted variance, as statsmodels' ``tost_proportions_2indep`` default.
-        "auto" is "exact" when both groups have at most 100 rows, else "score".
+        "auto" is "exact" when both groups have at most 100 rows or there are at most
+        20,000 tables ((n_a + 1) (n_b + 1)), else "score".
 
     Returns
     -------
@@ -334,7 +335,8 @@ def significance_report(
 "bootstrap_exact"}
         The interval. "auto": for 0/1 data the exact unconditional interval
         ("exact_unconditional", coverage guaranteed, see :mod:`faircode._unconditional`)
-        when both groups have at most 100 rows, else Agresti-Caffo's adjusted Wald
+        when both groups have at most 100 rows or there are at most 20,000 tables
+        ((n_a + 1) (n_b + 1)), else Agresti-Caffo's adjusted Wald
         interval (its measured coverage is in :mod:`faircode._intervals`); the percentile
         bootstrap for other data. "bootstrap" is :func:`bootstrap_ci`'s percentile interval and
         "bootstrap_exact" its exact limit (0/1 data). The score intervals need 0/1 data.

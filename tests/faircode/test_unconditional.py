@@ -164,7 +164,8 @@ def test_auto_interval_is_exact_up_to_100_rows_and_agresti_caffo_beyond():
     assert small.ci_method == "exact_unconditional"
     lows, highs = _unconditional.difference_intervals(30, 30, 0.95)
     assert (small.ci_low, small.ci_high) == (lows[12, 5], highs[12, 5])
-    assert significance_report_from_counts(12, 101, 5, 30).ci_method == "agresti_caffo"
+    assert significance_report_from_counts(12, 300, 5, 200).ci_method == "agresti_caffo"
+    assert significance_report_from_counts(2, 9, 300, 1000).ci_method == "exact_unconditional"  # 10 x 1001 tables
 
 
 def test_remembered_intervals_and_reports_are_fast():
