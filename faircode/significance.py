@@ -40,7 +40,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from faircode import _exact, _monte_carlo
+import numpy as np
+
+from faircode import _exact, _intervals, _monte_carlo, _unconditional
 from faircode._checks import (
     DEFAULT_SEED,
     as_binary_array,
@@ -55,6 +57,7 @@ from faircode._multiple_testing import ADJUSTMENTS, P_OUT_OF_RANGE, adjust_p_val
 from faircode._report import (
     CI_METHODS,
     DEFAULT_CI_METHOD,
+    EXACT_INTERVAL,
     EXACT_NEEDS_BINARY,
     METHODS,
     SCORE_NEEDS_BINARY,
@@ -63,6 +66,7 @@ from faircode._report import (
     Settings,
     SignificanceReport,
     as_pair,
+    auto_interval,
     binary_monte_carlo_p,
     binary_report,
     boschloo_p,
@@ -104,6 +108,7 @@ __all__ = [
     "bootstrap_ci",
     "equivalence_test",
     "format_p",
+    "interval_table",
     "permutation_test",
     "significance_report",
     "significance_report_from_counts",
@@ -300,6 +305,49 @@ def _equivalence(ones_a, n_a, ones_b, n_b, margin, alpha, method) -> Equivalence
     alpha = check_open_unit(alpha, "alpha")
     check_one_of(method, "method", EQUIVALENCE_METHODS)
     return tost(ones_a, n_a, ones_b, n_b, float(margin), alpha, method)
+
+
+def interval_table(n_a: int, n_b: int, *, confidence: float = 0.95, ci_method: str = "auto"):
+    """The interval of the gap p_a - p_b for every table of counts two groups of these sizes can show.
+
+    One call computes them all at once, vectorised (and, for the exact unconditional
+    interval, remembers them), for coverage studies and for reports of many tables.
+
+    Parameters
+    ----------
+    n_a, n_b : int
+        The group sizes.
+    confidence : float in (0, 1), default 0.95
+        Nominal coverage.
+    ci_method : {"auto", "exact_unconditional", "agresti_caffo", "newcombe", "miettinen_nurminen"}
+        "auto" is the interval :func:`significance_report_from_counts` chooses at these sizes.
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray, str)
+        ``low`` and ``high`` of shape (n_a + 1, n_b + 1), entry ``[ones_a, ones_b]`` the
+        interval of that table, and the name of the interval.
+
+    Examples
+    --------
+    >>> from faircode.significance import interval_table
+    >>> low, high, name = interval_table(30, 30)
+    >>> print(f"{low[12, 5]:+.3f} to {high[12, 5]:+.3f} ({name})")
+    -0.010 to +0.460 (exact_unconditional)
+    """
+    n_a, n_b = check_positive_int(n_a, "n_a"), check_positive_int(n_b, "n_b")
+    confidence = check_open_unit(confidence, "confidence")
+    check_one_of(ci_method, "ci_method", TABLE_CI_METHODS)
+    method = auto_interval(n_a, n_b) if ci_method == "auto" else ci_method
+    if method == EXACT_INTERVAL:
+        low, high = _unconditional.difference_intervals(n_a, n_b, confidence)
+        return np.array(low), np.array(high), method
+    ones_a, ones_b = np.meshgrid(np.arange(n_a + 1), np.arange(n_b + 1), indexing="ij")
+    low, high = getattr(_intervals, method)(ones_a, n_a, ones_b, n_b, confidence)
+    return np.asarray(low, dtype=float), np.asarray(high, dtype=float), method
+
+
+TABLE_CI_METHODS = ("auto", "exact_unconditional", "agresti_caffo", "newcombe", "miettinen_nurminen")
 
 
 def significance_report(

@@ -10,6 +10,7 @@ from scipy.stats import norm
 from statsmodels.stats.proportion import tost_proportions_2indep
 
 from faircode import _checks
+from faircode._report import exact_sized
 from faircode.exceptions import InvalidInputError
 from faircode.significance import (MARGIN_NOT_POSITIVE, EquivalenceResult, equivalence_test,
                                    significance_report, significance_report_from_counts)
@@ -39,7 +40,7 @@ def test_wald_tost_equals_statsmodels(case, margin):
 def test_score_tost_equals_brute_force_one_sided_score_tests(case, margin):
     # statsmodels' score TOST shares the restricted-rate bug of its score interval (#10269)
     ones_a, n_a, ones_b, n_b = case
-    result = equivalence_test(ones(ones_a, n_a), ones(ones_b, n_b), margin)
+    result = equivalence_test(ones(ones_a, n_a), ones(ones_b, n_b), margin, method="score")
     p_lower = norm.sf(brute_force_score(ones_a, n_a, ones_b, n_b, -margin))
     p_upper = norm.cdf(brute_force_score(ones_a, n_a, ones_b, n_b, margin))
     assert result.p_lower == pytest.approx(p_lower, rel=1e-6)
@@ -50,10 +51,17 @@ def test_score_tost_equals_brute_force_one_sided_score_tests(case, margin):
 @pytest.mark.parametrize("case", CASES)
 @pytest.mark.parametrize("margin", [0.02, 0.05, 0.08, 0.1, 0.15, 0.3])
 def test_equivalent_exactly_when_the_interval_lies_inside_the_margin(case, margin):
-    result = equivalence_test(ones(case[0], case[1]), ones(case[2], case[3]), margin)
+    result = equivalence_test(ones(case[0], case[1]), ones(case[2], case[3]), margin, method="score")
     inside = -margin < result.ci_low and result.ci_high < margin
     assert result.equivalent == inside == (result.p_value < 0.05)
     assert result.p_value == max(result.p_lower, result.p_upper)
+    if not exact_sized(case[1], case[3]):
+        return
+    # the exact test's interval ends sit on a grid, outside the exact ends: inside it means equivalent
+    exact = equivalence_test(ones(case[0], case[1]), ones(case[2], case[3]), margin, method="exact")
+    if -margin < exact.ci_low and exact.ci_high < margin:
+        assert exact.equivalent
+    assert exact.equivalent == (exact.p_value < 0.05) and exact.p_value == max(exact.p_lower, exact.p_upper)
 
 
 def test_tost_claims_equivalence_at_most_alpha_of_the_time_when_the_gap_is_the_margin():
@@ -94,5 +102,6 @@ def test_equivalence_needs_zero_one_data_and_a_known_method():
         equivalence_test([0.5, 1], [0, 1], 0.1)
     assert str(error.value) == _checks.NOT_BINARY.format(name="a", found="0.5")
     with pytest.raises(InvalidInputError) as error:
-        equivalence_test([1, 0], [0, 1], 0.1, method="exact")
-    assert str(error.value) == _checks.NOT_ONE_OF.format(name="method", allowed="'score', 'wald'", value="exact")
+        equivalence_test([1, 0], [0, 1], 0.1, method="fast")
+    assert str(error.value) == _checks.NOT_ONE_OF.format(name="method", allowed="'auto', 'exact', 'score', 'wald'",
+                                                         value="fast")

@@ -451,7 +451,7 @@ def test_exact_on_real_valued_data_is_refused():
     "call, expected",
     [
         (lambda: permutation_test([1], [0], method="fast"),
-         _checks.NOT_ONE_OF.format(name="method", allowed="'auto', 'exact', 'monte_carlo'", value="fast")),
+         _checks.NOT_ONE_OF.format(name="method", allowed="'auto', 'exact', 'monte_carlo', 'boschloo'", value="fast")),
         (lambda: permutation_test([1], [0], n_permutations=0),
          _checks.NOT_POSITIVE_INT.format(name="n_permutations", value=0)),
         (lambda: bootstrap_ci([1], [0], confidence=95),
@@ -623,7 +623,8 @@ def test_score_intervals_need_zero_one_data():
 
 def test_equalized_odds_interval_is_the_sidak_combination_of_its_rates_intervals():
     strata = [(8, 10, 5, 10), (3, 20, 2, 20)]
-    report = stratified_report_from_counts(strata)
+    assert stratified_report_from_counts(strata).ci_method == "sidak_exact_unconditional"  # small strata
+    report = stratified_report_from_counts(strata, ci_method="agresti_caffo")
     level = math.sqrt(0.95)
     tpr = confint_proportions_2indep(*strata[0], method="agresti-caffo", alpha=1 - level)
     fpr = confint_proportions_2indep(*strata[1], method="agresti-caffo", alpha=1 - level)

@@ -180,3 +180,26 @@ def test_remembered_intervals_and_reports_are_fast():
         significance_report_from_counts(ones, 40, 3, 35)
         timings.append(time.perf_counter() - start)
     assert sorted(timings)[len(timings) // 2] < 0.01
+
+
+def test_equalized_odds_default_is_the_sidak_combination_of_exact_parts():
+    from faircode.significance import stratified_report_from_counts
+    strata = [(8, 10, 5, 10), (3, 20, 2, 20)]
+    report = stratified_report_from_counts(strata)
+    level = _intervals.sidak_confidence(0.95, 2)
+    parts = [_unconditional.difference_intervals(n_a, n_b, level) for _, n_a, _, n_b in strata]
+    (low_1, high_1), (low_2, high_2) = [(lows[x, y], highs[x, y]) for (lows, highs), (x, _, y, _) in zip(parts, strata)]
+    expected = _intervals.larger_gap_interval(low_1, high_1, low_2, high_2)
+    assert report.ci_method == "sidak_exact_unconditional"
+    assert (report.ci_low, report.ci_high) == (float(expected[0]), float(expected[1]))
+
+
+def test_interval_table_gives_every_tables_interval():
+    from faircode.significance import interval_table
+    low, high, name = interval_table(12, 9)
+    assert name == "exact_unconditional" and low.shape == (13, 10)
+    report = significance_report_from_counts(4, 12, 7, 9)
+    assert (low[4, 7], high[4, 7]) == (report.ci_low, report.ci_high)
+    low, high, name = interval_table(300, 400)
+    assert name == "agresti_caffo"
+    assert (low[10, 30], high[10, 30]) == pytest.approx(_intervals.agresti_caffo(10, 300, 30, 400, 0.95), abs=0)
