@@ -51,7 +51,8 @@ DIFFERENCE_STEP = 0.01
 LOG_RATIO_STEP = 0.04
 """Spacing of the fine grid of log ratios."""
 LOG_RATIO_BOUND = 5.0
-"""Ratios are searched in [e^-5, e^5] (0.0067 to 148); an end beyond is reported as 0 or infinity."""
+"""Ratios are searched in [e^-5, e^5] (0.0067 to 148); an end beyond is reported as 0 or infinity
+(a ratio interval reaching past 148 on groups this small says no more than one reaching infinity)."""
 REFINE = 5
 """Fine points per coarse step."""
 BOSCHLOO_POINTS = 201

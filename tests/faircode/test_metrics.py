@@ -21,7 +21,7 @@ from fairlearn.metrics import (
 from sklearn.metrics import accuracy_score, precision_score
 from statsmodels.stats.proportion import confint_proportions_2indep
 
-from faircode import _checks
+from faircode import _checks, _intervals, _unconditional
 from faircode._report import NOTE_NO_DETECTABLE_GAP
 from faircode.exceptions import InvalidInputError
 from faircode.metrics import (
@@ -232,10 +232,15 @@ def test_ratio_interval_reaches_infinity_when_resamples_select_no_advantaged_row
     assert record.value == pytest.approx(0.5 / 0.05)
     assert record.ci_high == math.inf and 0 < record.ci_low < record.value
     # the score interval of the ratio stays finite: 1 in 20 selected is evidence of a rate above 0
-    scored = disparate_impact_ratio([0] * 40, y_pred, group, significance=True)
     expected = confint_proportions_2indep(10, 20, 1, 20, method="score", compare="ratio")
-    assert (scored.ci_low, scored.ci_high) == pytest.approx(expected, rel=1e-8)
-    assert scored.ci_method == "miettinen_nurminen_ratio" and scored.p_value == record.p_value
+    assert _intervals.ratio_score(10, 20, 1, 20, 0.95) == pytest.approx(expected, rel=1e-8)
+    # on groups this small the default is the exact unconditional interval, whose upper end here lies past
+    # the search's bound (e^5): infinite, and its low end below the score interval's (it is wider)
+    scored = disparate_impact_ratio([0] * 40, y_pred, group, significance=True)
+    lows, highs = _unconditional.ratio_intervals(20, 20, 0.95)
+    assert (scored.ci_low, scored.ci_high) == (lows[10, 1], highs[10, 1]) == (scored.ci_low, math.inf)
+    assert 1 < scored.ci_low < expected[0]
+    assert scored.ci_method == "exact_unconditional_ratio" and scored.p_value == record.p_value
     assert record.p_value == permutation_test(y_pred[:20], y_pred[20:])
 
 
