@@ -25,7 +25,7 @@ def _figures(block):
         print(f"saved {path.name}")
     plt.close("all")
 
-# --- block 1 (explainers/bootstrap-confidence-intervals.md, line 61) ---
+# --- block 1 (explainers/bootstrap-confidence-intervals.md, line 62) ---
 import numpy as np
 import pandas as pd
 
@@ -51,7 +51,7 @@ for model, attribute, metric in chosen:
           f" small-sample warning {r.small_sample_warning}")
 _figures(1)
 
-# --- block 2 (explainers/bootstrap-confidence-intervals.md, line 107) ---
+# --- block 2 (explainers/bootstrap-confidence-intervals.md, line 108) ---
 from scipy.stats import bootstrap
 from faircode.benchmark import load_audit
 from faircode.significance import bootstrap_ci
@@ -99,7 +99,7 @@ for name, (a, b) in groups.items():
         print(f"  {method:22} {low:+.3f} to {high:+.3f}")
 _figures(2)
 
-# --- block 3 (explainers/bootstrap-confidence-intervals.md, line 169) ---
+# --- block 3 (explainers/bootstrap-confidence-intervals.md, line 170) ---
 from scipy.stats import binomtest
 
 r = third = result_row("logistic_regression", "race_x_sex", "predictive_parity_diff")
@@ -120,7 +120,25 @@ print(f"the gap: percentile bootstrap {boot_low:+.3f} to {boot_high:+.3f} (width
       f"results/ ({r.ci_method}) {r.ci_low:+.3f} to {r.ci_high:+.3f} (width {r.ci_high - r.ci_low:.3f})")
 _figures(3)
 
-# --- block 4 (explainers/bootstrap-confidence-intervals.md, line 205) ---
+# --- block 4 (explainers/bootstrap-confidence-intervals.md, line 207) ---
+from scipy.stats import binom
+from faircode.significance import interval_table
+
+rate_other, rate_small = ones_other / n_other, 0.9
+truth = rate_other - rate_small
+mass = np.outer(binom.pmf(np.arange(n_other + 1), n_other, rate_other), binom.pmf(np.arange(n + 1), n, rate_small))
+low, high, default_name = interval_table(n_other, n)
+default_coverage = float(mass[(low <= truth + 1e-12) & (truth - 1e-12 <= high)].sum())
+likely = np.argwhere(mass > 1e-12)
+boot = np.array([bootstrap_ci(np.r_[np.ones(i), np.zeros(n_other - i)], np.r_[np.ones(j), np.zeros(n - j)],
+                              method="exact") for i, j in likely])
+held = (boot[:, 0] <= truth + 1e-12) & (truth - 1e-12 <= boot[:, 1])
+bootstrap_coverage = float(mass[tuple(likely.T)][held].sum())
+print(f"exact coverage at {n_other} vs {n} rows: {default_name} {default_coverage:.1%}, "
+      f"percentile bootstrap (its exact limit) {bootstrap_coverage:.1%}")
+_figures(4)
+
+# --- block 5 (explainers/bootstrap-confidence-intervals.md, line 233) ---
 import matplotlib.pyplot as plt
 from faircode.plots import forest_plot
 
@@ -139,7 +157,7 @@ for y, size in zip(range(len(forest) - 1, -1, -1), forest.smaller_group):   # fi
     ax.text(1.01, y, f"{size}", transform=ax.get_yaxis_transform(), va="center",
             fontsize=8, color="#555555")
 ax.tick_params(axis="y", labelsize=8)
-ax.set_xlabel(f"gap (disadvantaged - advantaged) with 95% interval ({forest.ci_method.iloc[0]})")
+ax.set_xlabel("gap (disadvantaged - advantaged) with faircode's 95% interval")
 fig.tight_layout()
 plt.show()
 
@@ -148,4 +166,4 @@ listed = forest[clear_of_zero & ~forest.significant_adjusted.astype(bool)]
 for r in listed.itertuples():
     print(f"interval clear of zero, not a finding after Holm: {r.row},"
           f" {r.ci_low:+.3f} to {r.ci_high:+.3f}, p {r.p_value:.3f}, Holm p {r.p_adjusted:.3f}")
-_figures(4)
+_figures(5)
