@@ -328,6 +328,11 @@ def interval_table(n_a: int, n_b: int, *, confidence: float = 0.95, ci_method: s
         ``low`` and ``high`` of shape (n_a + 1, n_b + 1), entry ``[ones_a, ones_b]`` the
         interval of that table, and the name of the interval.
 
+    See Also
+    --------
+    significance_report_from_counts : the interval of one table, with its test.
+    bootstrap_ci : the percentile bootstrap, whose coverage falls short on small groups.
+
     Examples
     --------
     >>> from faircode.significance import interval_table
