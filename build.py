@@ -17,11 +17,45 @@ ROOT = Path(__file__).resolve().parent
 EPILOG = """examples:
   python build.py                          build the site into site/ (the same as `build`)
   python build.py check --strict           every check, warnings too; what CI runs
-  python build.py check --fix              rewrite stale quoted numbers, then check again
-  python build.py serve --port 0           preview on a free port, rebuilt and reloaded on save
+  python build.py serve                    preview on http://127.0.0.1:8000, rebuilt and reloaded on save
   python build.py new "Label Bias"         scaffold explainers/label-bias.md
-  python build.py build --only label-bias  re-run one page, keep the rest of the last site
+
+`python build.py COMMAND --help` shows each command's options and examples.
 """
+#: The examples of each command's --help.
+EXAMPLES = {
+    "build": """examples:
+  python build.py build                    build the site into site/, reusing the cache
+  python build.py build --only label-bias  re-run one page, keep the rest of the last site
+  python build.py build --force --jobs 2   run every page again, two at a time
+  python build.py build --step sweep       also recompute the 31-seed sweep (a `when: asked` step)
+""",
+    "check": """examples:
+  python build.py check                    every check; exit 1 on a failure, warnings listed
+  python build.py check --strict           warnings fail too; what CI runs
+  python build.py check --fix              rewrite stale quoted numbers in the .md files, then check again
+  python build.py check --only label-bias  check one page
+""",
+    "serve": """examples:
+  python build.py serve                    preview on http://127.0.0.1:8000
+  python build.py serve --port 0           preview on a free port (the address is printed)
+  python build.py serve --host 0.0.0.0     let other machines on the network open the preview
+""",
+    "new": """examples:
+  python build.py new "Label Bias"                     scaffold explainers/label-bias.md and its script
+  python build.py new "Label Bias" --theme "Audits"    the same, in another theme of site.yaml
+""",
+    "clean": """examples:
+  python build.py clean                    remove site/ and .cache/sitebuild
+  python build.py clean --out public       remove another output folder the build made
+""",
+}
+#: What --out means to each command that takes it.
+OUT_HELP = {
+    "build": "output folder, replaced on success",
+    "check": "output folder of `build`; check writes nothing into it",
+    "serve": "output folder the preview serves, replaced on each good rebuild",
+}
 DESCRIPTIONS = {
     "build": "Read every explainer, run its code (or reuse the cache), check every quoted number and "
              "link, and write the site into --out. A failed build keeps the last good site.",
@@ -45,9 +79,9 @@ def _version() -> str:
         return "unknown (not installed: pip install -e .)"
 
 
-def _add_build_options(parser: argparse.ArgumentParser) -> None:
+def _add_build_options(parser: argparse.ArgumentParser, command: str) -> None:
     parser.add_argument("--source", default="explainers", help="folder of explainers (*.md)")
-    parser.add_argument("--out", default="site", help="output folder, replaced on success")
+    parser.add_argument("--out", default="site", help=OUT_HELP[command])
     parser.add_argument("--cache-dir", default=None, help="execution cache (default: .cache/sitebuild)")
     parser.add_argument("--jobs", type=int, default=None, help="pages run in parallel (default: the number of cores)")
     parser.add_argument("--force", action="store_true", help="ignore the cache: run every page (default: off)")
@@ -63,7 +97,7 @@ def _add_build_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _command(commands, name: str, help_text: str) -> argparse.ArgumentParser:
-    return commands.add_parser(name, help=help_text, description=DESCRIPTIONS[name], epilog=EPILOG,
+    return commands.add_parser(name, help=help_text, description=DESCRIPTIONS[name], epilog=EXAMPLES[name],
                                formatter_class=_Formatter)
 
 
@@ -96,14 +130,14 @@ def make_parser() -> argparse.ArgumentParser:
                                                  "every output regenerated, every quoted number checked.")
     parser.add_argument("--version", action=_VersionAction)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    _add_build_options(_command(commands, "build", "build the site into --out (the default command)"))
+    _add_build_options(_command(commands, "build", "build the site into --out (the default command)"), "build")
     check = _command(commands, "check", "run every check; write nothing into --out; fail on any problem")
-    _add_build_options(check)
+    _add_build_options(check, "check")
     check.add_argument("--fix", action="store_true",
                        help="rewrite stale quoted numbers in the .md files to their new values, then check again "
                             "(default: off)")
     serve = _command(commands, "serve", "preview the site, rebuilt and reloaded on change")
-    _add_build_options(serve)
+    _add_build_options(serve, "serve")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0: every interface)")
     serve.add_argument("--port", type=int, default=8000, help="port to listen on; 0 picks a free one and prints it")
     new = _command(commands, "new", 'scaffold an explainer: new "Title"')

@@ -20,7 +20,7 @@ would run without ``serve`` (``python build.py build`` with the same source, out
 cache), timed from the save to its exit.
 
 Usage: python bench/preview.py [--page permutation-tests] [--edits 7] [--cache-dir DIR]
-Prints Markdown tables. Not a test: the 0.5 s target is reported, not asserted."""
+Prints Markdown tables. Not a test: the 0.3 s target is reported, not asserted."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
-TARGET_SECONDS = 0.5
+TARGET_SECONDS = 0.3
 SERVE_READY = re.compile(r"serving .* on (http://\S+/) ")
 REBUILD_LINE = re.compile(r"(\d+) pages: .*; ([\d.]+) s$")
 WORDS = ["lantern", "harbour", "meadow", "saffron", "quartz", "willow", "ember", "thistle", "juniper", "marble"]

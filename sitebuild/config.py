@@ -167,6 +167,23 @@ def _presentation(raw: dict, path: Path) -> dict:
     return values
 
 
+#: The templates every build renders (templates/static holds the assets they link).
+TEMPLATE_FILES = ("base.html", "explainer.html", "index.html", "report.html", "404.html")
+NO_TEMPLATES = ("templates folder {path} is missing: the pages are made from its Jinja templates ({names}); run "
+                "from the project's root, pass --root, or copy templates/ from the repository")
+NO_TEMPLATE = "templates folder {path} has no {name}: expected the templates {names}"
+
+
+def check_templates(folder: Path) -> None:
+    """Raise a one-line :class:`ConfigError` when ``folder`` lacks a template the build renders."""
+    names = ", ".join(TEMPLATE_FILES)
+    if not folder.is_dir():
+        raise ConfigError(NO_TEMPLATES.format(path=folder, names=names))
+    for name in TEMPLATE_FILES:
+        if not (folder / name).is_file():
+            raise ConfigError(NO_TEMPLATE.format(path=folder, name=name, names=names))
+
+
 def make_config(root: str | Path = ".", *, source: str | Path = "explainers", out: str | Path = "site",
                 cache_dir: str | Path | None = None, templates: str | Path = "templates",
                 jobs: int | None = None, force: bool = False, only: list[str] | tuple[str, ...] = (),

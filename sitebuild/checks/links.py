@@ -104,13 +104,18 @@ def check_citations(pages: list[Page], entries: dict, bibliography: str) -> list
 
 def author_checks(pages: list[Page], executed: dict, site, root) -> list[Problem]:
     """The checks of what an author wrote against the site's configuration: themes,
-    citations and figure captions."""
+    citations, bibliography entries without a DOI or URL, figure captions and the
+    contrast of dark figures."""
+    from sitebuild.checks.figure_contrast import check_dark_figures
     from sitebuild.checks.figures import check_figures
-    from sitebuild.source.references import load_bibliography
+    from sitebuild.source.references import entries_without_link, load_bibliography
 
     bibliography = site.bibliography
     entries = load_bibliography(root / bibliography) if bibliography else {}
     problems = check_themes(pages, site.themes) + check_citations(pages, entries, bibliography)
+    if bibliography:
+        problems += [Problem(bibliography, line, message, "warning")
+                     for line, message in entries_without_link(root / bibliography, entries)]
     for page in pages:
-        problems += check_figures(page, executed.get(page.slug))
+        problems += check_figures(page, executed.get(page.slug)) + check_dark_figures(page, executed.get(page.slug))
     return problems

@@ -8,7 +8,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
-from sitebuild.config import BuildConfig
+from sitebuild.config import BuildConfig, check_templates
 from sitebuild.errors import ConfigError
 from sitebuild.store.stamp import STAMP_FILE, fingerprint, is_up_to_date
 
@@ -222,6 +222,7 @@ def run_build(config: BuildConfig, *, check_only: bool = False, progress: Progre
     those marks with its own (slug -> marks, see :data:`sitebuild.render.render.PageMarks`)."""
     from sitebuild.output.folders import CACHE_MARKER, OUTPUT_MARKER, build_locks, check_folder, remove_leftovers
 
+    check_templates(config.templates)
     protected = (config.root, config.source, config.templates)
     if not check_only:
         check_folder(config.out, OUTPUT_MARKER, "--out", protected)

@@ -4,7 +4,8 @@ open pages.
 
 What is watched: the explainers (``*.md`` of the source folder), the templates, site.yaml,
 the bibliography, the inputs of site.yaml's steps, and every file and folder the last
-build recorded as read by its pages; never a fixed list of folders.
+build recorded as read by its pages; never a fixed list of folders. The watcher waits for
+the operating system's file events (watchfiles) instead of polling.
 
 When a rebuild fails, every problem is printed in the terminal with its file and line, and
 the last good site stays served, each page carrying an overlay that names the problems.
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import errno
 import glob
+import sys
 import threading
 from dataclasses import dataclass, field
 from functools import partial
@@ -28,7 +30,12 @@ from urllib.parse import parse_qs, urlsplit
 from sitebuild.config import SITE_FILE, BuildConfig
 from sitebuild.errors import ConfigError, SiteBuildError
 
-POLL_SECONDS = 0.05
+#: A batch of file events is handed over once this long (ms) passes without a new one.
+WATCH_STEP_MS = 30
+#: While no event comes, the watched files are compared with their last snapshot this often (ms).
+SAFETY_CHECK_MS = 5000
+#: After an unexpected error, the watcher waits this long (s) before looking again.
+ERROR_PAUSE_SECONDS = 1.0
 LONG_POLL_SECONDS = 20.0
 VERSION_PATH = "/__sitebuild/version"
 NOT_FOUND_PAGE = "404.html"
@@ -38,15 +45,24 @@ RELOAD_SCRIPT = (
     ".catch(function(){setTimeout(poll,1000)})}poll()})();</script>"
 )
 OVERLAY = (
-    '<div class="sb-overlay" role="alert" aria-labelledby="sb-overlay-h" style="position:fixed;left:0.75rem;right:0.75rem;'
-    'bottom:0.75rem;z-index:1000;max-height:45vh;overflow:auto;padding:0.8rem 1rem;border-radius:8px;'
-    'background:#2e1717;color:#ffe4e0;border:2px solid #ff8a80;font:14px/1.45 system-ui,sans-serif;'
-    'box-shadow:0 6px 24px rgba(0,0,0,.4)"><p id="sb-overlay-h" style="margin:0 0 .4rem;font-weight:700">'
-    'The last rebuild failed: this is the last good version of the page. %(count)d problem(s):</p>'
+    '<div class="sb-overlay" role="alert" aria-labelledby="sb-overlay-h" data-severity="%(severity)s" '
+    'style="position:fixed;left:0.75rem;right:0.75rem;bottom:0.75rem;z-index:1000;max-height:45vh;overflow:auto;'
+    'padding:0.8rem 1rem;border-radius:8px;background:%(background)s;color:%(text)s;border:2px solid %(edge)s;'
+    'font:14px/1.45 system-ui,sans-serif;box-shadow:0 6px 24px rgba(0,0,0,.4)">'
+    '<p id="sb-overlay-h" style="margin:0 0 .4rem;font-weight:700">%(heading)s</p>'
     '<ul style="margin:0;padding-left:1.2rem">%(items)s</ul>'
     '<button type="button" onclick="this.parentNode.remove()" style="margin-top:.5rem;font:inherit;'
-    'background:#ffe4e0;color:#2e1717;border:0;border-radius:4px;padding:.15rem .6rem">Hide</button></div>'
+    'background:%(text)s;color:%(background)s;border:0;border-radius:4px;padding:.15rem .6rem">Hide</button></div>'
 )
+#: The overlay's colours: (background, text, edge); each text stands over 10:1 on its background.
+OVERLAY_COLOURS = {"error": ("#2e1717", "#ffe4e0", "#ff8a80"), "warning": ("#2a2310", "#fff3d0", "#f0c040")}
+FAILED_HEADING = "The last rebuild failed: this is the last good version of the page. %d problem(s):"
+WARNED_HEADING = "The last rebuild passed with %d warning(s):"
+WARNING_TAG = "Warning"
+ITEM = ('<li class="sb-%(severity)s">%(tag)s<pre style="margin:0;white-space:pre-wrap;'
+        'font:13px/1.4 ui-monospace,monospace">%(text)s</pre></li>')
+TAG = ('<strong style="display:inline-block;margin:0 0 .1rem;padding:0 .35rem;border-radius:3px;background:#f0c040;'
+       'color:#2a2310;font-size:12px">%s</strong>')
 
 
 def reload_script(version: int) -> str:
@@ -56,21 +72,29 @@ def reload_script(version: int) -> str:
     return RELOAD_SCRIPT % {"version": version}
 
 
-def overlay_html(problems: list[str]) -> str:
-    """The overlay of a failed rebuild, naming each problem (escaped)."""
-    items = "".join(f'<li><pre style="margin:0;white-space:pre-wrap;font:13px/1.4 ui-monospace,monospace">'
-                    f"{escape(p)}</pre></li>" for p in problems)
-    return OVERLAY % {"count": len(problems), "items": items}
+def overlay_html(problems: list[str], warnings: list[str] = ()) -> str:
+    """The overlay naming each problem of a failed rebuild and each warning (escaped), the
+    warnings marked as such; a rebuild with warnings only gets the warnings' colours."""
+    items = [ITEM % {"severity": "error", "tag": "", "text": escape(p)} for p in problems]
+    items += [ITEM % {"severity": "warning", "tag": TAG % WARNING_TAG, "text": escape(w)} for w in warnings]
+    severity = "error" if problems else "warning"
+    heading = FAILED_HEADING % len(problems) if problems else WARNED_HEADING % len(warnings)
+    if problems and warnings:
+        heading = heading[:-1] + f", and {len(warnings)} warning(s):"
+    background, text, edge = OVERLAY_COLOURS[severity]
+    return OVERLAY % {"severity": severity, "heading": heading, "items": "".join(items), "background": background,
+                      "text": text, "edge": edge}
 
 
 @dataclass
 class ServeState:
-    """Shared between the watcher and the request handlers. ``problems`` are those of the
-    last rebuild (empty when it passed); ``error_page`` is served only while no good site
-    exists."""
+    """Shared between the watcher and the request handlers. ``problems`` are the errors of
+    the last rebuild (empty when it passed) and ``warnings`` its warnings; ``error_page``
+    is served only while no good site exists."""
 
     version: int = 0
     problems: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
     error_page: bytes | None = None
     watched: list[Path] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -79,10 +103,12 @@ class ServeState:
     def __post_init__(self) -> None:
         self.changed = threading.Condition(self.lock)
 
-    def publish(self, problems: list[str], error_page: bytes | None, watched: list[Path] | None) -> None:
-        """A rebuild ended: record its problems and wake the pages waiting for a new version."""
+    def publish(self, problems: list[str], error_page: bytes | None, watched: list[Path] | None,
+                warnings: list[str] = ()) -> None:
+        """A rebuild ended: record its problems and warnings and wake the pages waiting for a
+        new version."""
         with self.changed:
-            self.problems, self.error_page = problems, error_page
+            self.problems, self.warnings, self.error_page = problems, list(warnings), error_page
             if watched is not None:
                 self.watched = watched
             self.version += 1
@@ -138,6 +164,16 @@ def snapshot(paths: list[Path], source: Path) -> dict[str, tuple[int, int, int]]
 
 # -- Building --------------------------------------------------------------------------------
 
+def with_site_reread(config: BuildConfig) -> BuildConfig:
+    """``config`` with site.yaml read again (a save of site.yaml takes effect at once); a
+    broken site.yaml is a :class:`ConfigError` naming its field."""
+    from dataclasses import replace
+
+    from sitebuild.config import load_site_config
+
+    return replace(config, site=load_site_config(config.root / SITE_FILE))
+
+
 def rebuild(config: BuildConfig, state: ServeState, progress: Callable[[str], None]) -> None:
     """Build once. Every problem goes to the terminal with its file and line; on failure
     the last good site stays, and the pages show an overlay naming the problems."""
@@ -145,6 +181,7 @@ def rebuild(config: BuildConfig, state: ServeState, progress: Callable[[str], No
     from sitebuild.render.render import render_error_page
 
     try:
+        config = with_site_reread(config)
         summary = run_build(config, progress=progress)
         problems = [str(p) for p in summary.problems]
         failed = [str(p) for p in summary.errors]
@@ -156,7 +193,8 @@ def rebuild(config: BuildConfig, state: ServeState, progress: Callable[[str], No
     good_site = (config.out / "index.html").is_file()
     error_page = None if good_site or not failed else render_error_page(config.templates, config.site.title,
                                                                            "\n\n".join(failed))
-    state.publish(failed, error_page, None)  # the open pages reload now, while the watch list is made
+    warnings = [line for line in problems if line not in failed]
+    state.publish(failed, error_page, None, warnings)  # the open pages reload now, while the watch list is made
     if not failed:
         watched = watched_paths(config, recorded_reads(config))
         with state.lock:
@@ -183,7 +221,8 @@ class PreviewHandler(SimpleHTTPRequestHandler):
             version = self.state.wait_for_change(int(seen)) if seen and seen.isdigit() else self.state.version
             return self._send(str(version).encode(), "text/plain")
         with self.state.lock:
-            error_page, version, problems = self.state.error_page, self.state.version, list(self.state.problems)
+            error_page, version = self.state.error_page, self.state.version
+            problems, warnings = list(self.state.problems), list(self.state.warnings)
         path = url.path
         is_page = path.endswith("/") or path.endswith(".html")
         if is_page and error_page is not None:
@@ -192,11 +231,12 @@ class PreviewHandler(SimpleHTTPRequestHandler):
             target = Path(self.translate_path(path))
             target = target / "index.html" if target.is_dir() else target
             if target.is_file():
-                return self._send(self._inject(target.read_bytes(), version, problems), "text/html; charset=utf-8")
+                return self._send(self._inject(target.read_bytes(), version, problems, warnings),
+                                  "text/html; charset=utf-8")
             not_found = Path(self.directory) / NOT_FOUND_PAGE
             if not_found.is_file():
-                return self._send(self._inject(not_found.read_bytes(), version, problems), "text/html; charset=utf-8",
-                                  status=404)
+                return self._send(self._inject(not_found.read_bytes(), version, problems, warnings),
+                                  "text/html; charset=utf-8", status=404)
         return super().do_GET()
 
     def end_headers(self) -> None:
@@ -204,10 +244,10 @@ class PreviewHandler(SimpleHTTPRequestHandler):
         self.send_header("Cache-Control", "no-store")
         super().end_headers()
 
-    def _inject(self, html: bytes, version: int, problems: list[str]) -> bytes:
+    def _inject(self, html: bytes, version: int, problems: list[str], warnings: list[str] = ()) -> bytes:
         # The preview serves the site at "/", whatever base URL site.yaml gives the 404 page.
         html = html.replace(b'<script data-site-base="', b'<script data-site-base="/" data-was="', 1)
-        extra = (overlay_html(problems) if problems else "") + reload_script(version)
+        extra = (overlay_html(problems, warnings) if problems or warnings else "") + reload_script(version)
         return html.replace(b"</body>", extra.encode() + b"</body>", 1)
 
     def _send(self, body: bytes, content_type: str, status: int = 200) -> None:
@@ -220,6 +260,13 @@ class PreviewHandler(SimpleHTTPRequestHandler):
 
 class _PreviewServer(ThreadingHTTPServer):
     daemon_threads = True  # a page's pending long poll never holds the process open
+
+    def handle_error(self, request, client_address) -> None:
+        """A reader who closed the tab (or reloaded it) mid-answer is no error; anything
+        else is reported as usual."""
+        if isinstance(sys.exc_info()[1], ConnectionError):  # BrokenPipeError, ConnectionResetError, ...
+            return
+        super().handle_error(request, client_address)
 
 
 def make_server(config: BuildConfig, state: ServeState, port: int, host: str = "127.0.0.1") -> ThreadingHTTPServer:
@@ -236,25 +283,59 @@ def make_server(config: BuildConfig, state: ServeState, port: int, host: str = "
         raise ConfigError(f"serve: cannot listen on {host}:{port} ({error.strerror}); check --host and --port") from None
 
 
+def watch_folders(paths: list[Path], source: Path) -> list[Path]:
+    """The folders whose entries are watched: each watched file's folder (an editor that
+    saves by renaming a new file over the old one leaves no file to follow), each watched
+    folder itself, and the source folder (a new explainer)."""
+    folders = {p if p.is_dir() else p.parent for p in paths} | {source.resolve()}
+    return sorted(f for f in folders if f.is_dir())
+
+
+def is_relevant(changes: set[tuple[object, str]], paths: list[Path], source: Path) -> bool:
+    """True when a file event touches what the site is made of: a watched file, an entry
+    of a watched folder, or an explainer of the source folder."""
+    files, source = set(paths), source.resolve()
+    for _, name in changes:
+        path = Path(name)
+        if path in files or path.parent in files or (path.parent == source and path.suffix == ".md"):
+            return True
+    return False
+
+
+def _wait_for_change(config: BuildConfig, paths: list[Path], stop: threading.Event, last: dict) -> None:
+    """Return once a watched file may have changed (a file event, or a different snapshot
+    at a quiet moment, which covers the instant before the watcher started), or on ``stop``."""
+    import watchfiles
+
+    for changes in watchfiles.watch(*watch_folders(paths, config.source), watch_filter=None, step=WATCH_STEP_MS,
+                                    rust_timeout=SAFETY_CHECK_MS, yield_on_timeout=True, stop_event=stop,
+                                    recursive=False, raise_interrupt=False, ignore_permission_denied=True):
+        if is_relevant(changes, paths, config.source) or not changes and snapshot(paths, config.source) != last:
+            return
+
+
 def watch(config: BuildConfig, state: ServeState, progress: Callable[[str], None], stop: threading.Event,
           last: dict | None = None) -> None:
-    """Poll what the site is made of; rebuild after each change (compared with ``last``,
-    the snapshot taken before the last build) until ``stop`` is set."""
+    """Wait for file events on what the site is made of; rebuild after each change
+    (compared with ``last``, the snapshot taken before the last build) until ``stop`` is set."""
     last = snapshot(state.watched, config.source) if last is None else last
-    while not stop.wait(POLL_SECONDS):
+    while not stop.is_set():
         try:
             with state.lock:
                 paths = list(state.watched)
             current = snapshot(paths, config.source)
-            if current != last:
-                progress("change detected; rebuilding")
-                rebuild(config, state, progress)
-                with state.lock:
-                    paths = list(state.watched)
-                # Compare the next poll with what this build saw when it started.
-                last = {**snapshot(paths, config.source), **{k: v for k, v in current.items()}}
+            if current == last:
+                _wait_for_change(config, paths, stop, last)
+                continue
+            progress("change detected; rebuilding")
+            rebuild(config, state, progress)
+            with state.lock:
+                paths = list(state.watched)
+            # Compare the next look with what this build saw when it started.
+            last = {**snapshot(paths, config.source), **current}
         except Exception as error:  # keep watching: the next save may fix it
             progress(f"error while rebuilding: {type(error).__name__}: {error}")
+            stop.wait(ERROR_PAUSE_SECONDS)
 
 
 @dataclass

@@ -225,25 +225,17 @@ def start_kernel(root: str) -> Kernel:
     return kernel
 
 
-def _children(pid: int) -> list[int]:
-    try:
-        tasks = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return []
-    found = []
-    for task in tasks:
-        try:
-            found += [int(c) for c in open(f"/proc/{pid}/task/{task}/children").read().split()]
-        except (OSError, ValueError):
-            pass
-    return found
-
-
 def kill_tree(pid: int) -> None:
-    """Kill process ``pid`` and its descendants (found in /proc, where there is one)."""
-    for child in _children(pid):
-        kill_tree(child)
+    """Kill process ``pid`` and all its descendants (the descendants first)."""
+    import psutil
+
     try:
-        os.kill(pid, signal.SIGKILL)
-    except OSError:
-        pass
+        process = psutil.Process(pid)
+        family = process.children(recursive=True) + [process]
+    except psutil.Error:
+        return
+    for member in family:
+        try:
+            member.kill()
+        except psutil.Error:  # already gone
+            pass

@@ -120,12 +120,18 @@ def unverified_message(text: str) -> str:
             "`{python} expr`, or mark it [...]{.nocheck} if it is not a result")
 
 
+#: What a stale number's message ends with, unless it must be rewritten by hand: the command that rewrites it.
+STALE_FIX_HINT = "; `python build.py check --fix` rewrites it"
+BY_HAND = "(rewrite it by hand)"
+
+
 def format_problem(result: QuoteResult) -> str:
-    """One line for the terminal, e.g.
-    ``explainers/x.md:42: "72%" is stale: the output it quotes now says 69%``."""
+    """One line for the terminal, e.g. ``explainers/x.md:42: "72%" is stale: the output it
+    quotes now says 69%; `python build.py check --fix` rewrites it``."""
     where = f"{result.path}:{result.line}"
     if result.status is Status.STALE:
-        return f'{where}: "{result.text}" is stale: {result.message}'
+        hint = "" if result.message.endswith(BY_HAND) else STALE_FIX_HINT
+        return f'{where}: "{result.text}" is stale: {result.message}{hint}'
     if result.status is Status.UNVERIFIED:
         return f"{where}: {result.message}"
     return f'{where}: "{result.text}" is {result.status.value}: {result.message}'

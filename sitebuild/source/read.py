@@ -14,7 +14,7 @@ from markdown_it.token import Token
 from sitebuild.errors import SourceError
 from sitebuild.source.markdown import make_parser
 from sitebuild.source.claims import Claim, find_claims
-from sitebuild.yamltext import safe_yaml, yaml_errors
+from sitebuild.yamltext import describe_yaml_error, safe_yaml, yaml_errors
 
 BLOCK_FLAGS = frozenset({"hide-code", "hide-output", "no-exec", "expect-error"})
 BLOCK_VALUES = frozenset({"caption", "alt", "label"})
@@ -118,14 +118,10 @@ def _string_list(raw: dict, name: str, path: str, line: int = 1) -> tuple[str, .
 
 
 def _yaml_error(error: Exception, path: str, first: int) -> SourceError:
-    """A YAML error at its line in the .md file (the front matter starts at ``first``)."""
-    mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
-    line = first + mark.line if mark is not None else first
-    problem = getattr(error, "problem", None) or str(error).splitlines()[0]
-    context = getattr(error, "context", None)
-    what = f"{context}, {problem}" if context else problem
-    return SourceError(path, f"front matter is not valid YAML: {what}; fix the syntax of this line "
-                             "(quote a value that contains ': ' or starts with a special character)", line)
+    """A YAML error at the .md line to fix (the front matter starts at ``first``), with a
+    hint that fits the error."""
+    offset, what, hint = describe_yaml_error(error)
+    return SourceError(path, f"front matter is not valid YAML: {what}; {hint}", first + (offset or 0))
 
 
 def unknown_field_message(name: str, known: set[str]) -> str:

@@ -21,9 +21,12 @@ from markdown_it.token import Token
 
 from sitebuild.errors import ConfigError
 from sitebuild.source.tokens import inline_children
-from sitebuild.yamltext import safe_yaml, yaml_errors
+from sitebuild.yamltext import describe_yaml_error, safe_yaml, yaml_errors
 
 CITATION = re.compile(r"\[@([A-Za-z][\w:.-]*)\]")
+ENTRY_ID = re.compile(r"^\s*(?:-\s+)?id:\s*[\"']?([A-Za-z][\w:.-]*)")
+NO_LINK = ("bibliography entry {key!r} has neither a doi nor a url: add the work's DOI (doi: 10.xxxx/...) or its "
+           "address (url: https://...)")
 ENTRY_FIELDS = frozenset({"id", "authors", "title", "year", "venue", "doi", "url", "note"})
 
 
@@ -112,9 +115,9 @@ def _read_bibliography(path: Path) -> dict[str, Reference]:
     try:
         raw = safe_yaml(path.read_text(encoding="utf-8")) or []
     except yaml_errors() as error:
-        mark = getattr(error, "problem_mark", None)
-        line = f":{mark.line + 1}" if mark is not None else ""
-        raise ConfigError(f"{path}{line}: not valid YAML ({getattr(error, 'problem', error)}); fix the syntax") from error
+        offset, what, hint = describe_yaml_error(error)
+        line = f":{offset + 1}" if offset is not None else ""
+        raise ConfigError(f"{path}{line}: not valid YAML ({what}); {hint}") from error
     if not isinstance(raw, list):
         raise ConfigError(f"{path}: expected a list of entries (- id: ..., title: ..., year: ...), found {type(raw).__name__}")
     entries: dict[str, Reference] = {}
@@ -124,6 +127,20 @@ def _read_bibliography(path: Path) -> dict[str, Reference]:
             raise ConfigError(f"{path}: entry {index + 1}: the id {entry.key!r} is used twice")
         entries[entry.key] = entry
     return entries
+
+
+def entries_without_link(path: Path, entries: dict[str, Reference]) -> list[tuple[int | None, str]]:
+    """(line of its ``id:`` in ``path``, message) for each entry with neither DOI nor URL."""
+    lines: dict[str, int] = {}
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        text = ""
+    for number, line in enumerate(text.splitlines(), start=1):
+        match = ENTRY_ID.match(line)
+        if match:
+            lines.setdefault(match.group(1), number)
+    return [(lines.get(key), NO_LINK.format(key=key)) for key, entry in entries.items() if not entry.link]
 
 
 # -- Markdown: [@key] -> citation tokens ------------------------------------------------

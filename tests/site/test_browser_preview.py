@@ -87,6 +87,29 @@ def test_edit_break_and_fix_an_open_page(preview, open_context):
     assert _was_reloaded(page)
 
 
+def test_a_warning_shows_in_the_overlay_marked_as_a_warning(preview, open_context):
+    from sitebuild.commands.serve import WARNED_HEADING, WARNING_TAG
+
+    root, url, log = preview
+    context, watch_ = open_context()
+    page = context.new_page()
+    source = root / "explainers" / "counting-rows.md"
+    original = source.read_text(encoding="utf-8")
+    page.goto(url + "counting-rows.html")
+    expect(page.locator(".sb-overlay")).to_have_count(0)
+    source.write_text(original.replace("theme: Basics\n", "theme: Basic\n"), encoding="utf-8")
+    overlay = page.locator('.sb-overlay[data-severity="warning"]')
+    expect(overlay).to_be_visible(timeout=REBUILD_SECONDS)
+    expect(overlay.locator("#sb-overlay-h")).to_have_text(WARNED_HEADING % 1)
+    item = overlay.locator("li.sb-warning")
+    expect(item).to_have_count(1)
+    expect(item.locator("strong")).to_have_text(WARNING_TAG)
+    expect(item).to_contain_text("explainers/counting-rows.md:4: warning: front matter field 'theme': 'Basic' is not a "
+                                 "theme of site.yaml; did you mean 'Basics'?")
+    source.write_text(original, encoding="utf-8")
+    expect(page.locator(".sb-overlay")).to_have_count(0, timeout=REBUILD_SECONDS)
+
+
 def test_the_overlay_names_a_number_that_went_stale(preview, open_context):
     root, url, log = preview
     context, _ = open_context()

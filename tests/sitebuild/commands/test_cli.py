@@ -87,3 +87,47 @@ def test_a_build_under_a_profiler_still_gets_its_report_written(tmp_path):
     assert profile.stat().st_size > 0
     done = run("build", *options)  # and without one, the same build ends at once with its output
     assert done.returncode == 0 and "site is up to date" in done.stderr, done.stderr
+
+
+def _examples(text: str) -> list[list[str]]:
+    import shlex
+
+    return [shlex.split(line.strip().split("  ")[0])[2:] for line in text.splitlines()
+            if line.strip().startswith("python build.py")]
+
+
+def test_each_command_shows_its_own_examples_and_each_example_parses():
+    sys.path.insert(0, str(REPO))
+    try:
+        import build
+    finally:
+        sys.path.remove(str(REPO))
+    parser = build.make_parser()
+    for command, text in build.EXAMPLES.items():
+        examples = _examples(text)
+        assert examples and all(e[:1] == [command] for e in examples), (command, examples)
+        for example in examples:
+            parser.parse_args(example)  # argparse exits on an option the command does not take
+        shown = run(command, "--help").stdout
+        assert text.strip() in shown, command
+        others = [line for name, other in build.EXAMPLES.items() if name != command for line in other.splitlines()[1:]]
+        assert not any(line in shown for line in others), command
+    assert _examples(build.EPILOG) and all(parser.parse_args(e) for e in _examples(build.EPILOG) if e)
+
+
+def test_check_help_says_it_writes_nothing_into_out():
+    shown = " ".join(run("check", "--help").stdout.split())
+    assert "--out OUT output folder of `build`; check writes nothing into it" in shown
+    assert "replaced on success" not in shown
+    assert "replaced on success" in " ".join(run("build", "--help").stdout.split())
+
+
+def test_a_root_without_templates_is_a_one_line_error(tmp_path):
+    from sitebuild.config import NO_TEMPLATES, TEMPLATE_FILES
+
+    (tmp_path / "explainers").mkdir()
+    (tmp_path / "explainers" / "a.md").write_text("---\ntitle: A\nsummary: A page.\n---\n\nText.\n")
+    done = run("build", "--root", str(tmp_path))
+    assert done.returncode == 2
+    message = NO_TEMPLATES.format(path=tmp_path.resolve() / "templates", names=", ".join(TEMPLATE_FILES))
+    assert done.stderr.splitlines() == [f"error: {message}"], done.stderr

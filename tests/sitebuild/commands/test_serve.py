@@ -159,3 +159,74 @@ def test_a_missing_page_is_served_the_not_found_page(preview):
     status, html = fetch(port, "/no-such-page.html")
     assert status == 404 and "Page not found" in html and '<script data-site-base="/"' in html
     assert fetch(port, "/static/no-such-file.css")[0] == 404
+
+
+def test_a_warning_is_shown_in_the_overlay_marked_as_a_warning(preview):
+    from sitebuild.commands.serve import WARNED_HEADING, WARNING_TAG
+
+    root, port, state = preview
+    (root / "site.yaml").write_text('themes: ["Explainers"]\n')
+    (root / "explainers" / "served.md").write_text(PAGE.replace("summary:", "theme: Explainerz\nsummary:"))
+    wait_for_version(state, 2)
+    html = fetch(port, "/served.html")[1]
+    assert 'data-severity="warning"' in html and WARNED_HEADING % 1 in html
+    assert f'<li class="sb-warning">' in html and f">{WARNING_TAG}</strong>" in html
+    assert "front matter field &#x27;theme&#x27;: &#x27;Explainerz&#x27; is not a theme of site.yaml" in html
+    assert "sb-overlay" not in (root / "site" / "served.html").read_text(), "the site itself carries no overlay"
+    (root / "explainers" / "served.md").write_text(PAGE)
+    wait_for_version(state, 3)
+    assert "sb-overlay" not in fetch(port, "/served.html")[1], "the fix removes the overlay"
+
+
+def test_errors_and_warnings_share_the_overlay_errors_first():
+    from sitebuild.commands.serve import overlay_html
+
+    html = overlay_html(["a.md:3: error: broken"], ["a.md:1: warning: odd"])
+    assert 'data-severity="error"' in html and "1 problem(s), and 1 warning(s):" in html
+    assert html.index("sb-error") < html.index("sb-warning")
+
+
+def test_a_tab_closed_during_a_long_poll_is_silent(preview, capfd):
+    import socket
+    import struct
+
+    root, port, state = preview
+    capfd.readouterr()
+    for _ in range(3):
+        client = socket.create_connection(("127.0.0.1", port), timeout=5)
+        client.sendall(f"GET /__sitebuild/version?v={state.version} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+        time.sleep(0.2)  # the server is waiting to answer
+        client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # close with a reset
+        client.close()
+    before = state.version
+    (root / "explainers" / "served.md").write_text(PAGE.replace("First", "Closed"))
+    wait_for_version(state, before + 1)
+    time.sleep(0.5)  # the handlers write their answers to the closed sockets
+    assert fetch(port, "/served.html")[0] == 200, "the server still serves"
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "BrokenPipeError" not in err and "ConnectionResetError" not in err, err
+
+
+def test_a_save_by_renaming_a_new_file_over_the_old_one_rebuilds(preview):
+    root, port, state = preview
+    source = root / "explainers" / "served.md"
+    fresh = root / "explainers" / ".served.md.swp"
+    fresh.write_text(PAGE.replace("First", "Renamed"))
+    fresh.replace(source)
+    wait_for_version(state, 2)
+    assert "Renamed version." in fetch(port, "/served.html")[1]
+
+
+def test_the_watcher_waits_for_events_and_does_not_poll(preview, monkeypatch):
+    """Idle, the watcher takes no snapshot of the watched files (it did every 50 ms)."""
+    import sitebuild.commands.serve as serve
+
+    root, port, state = preview
+    calls = []
+    real = serve.snapshot
+    monkeypatch.setattr(serve, "snapshot", lambda *args: calls.append(1) or real(*args))
+    time.sleep(1.0)
+    assert calls == [], f"{len(calls)} snapshot(s) in 1 s of idleness"
+    (root / "explainers" / "served.md").write_text(PAGE.replace("First", "Evented"))
+    wait_for_version(state, 2)
+    assert "Evented version." in fetch(port, "/served.html")[1]

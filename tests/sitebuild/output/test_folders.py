@@ -12,6 +12,8 @@ import sys
 import time
 from pathlib import Path
 
+import psutil
+
 from sitebuild.commands.build import run_build
 from site_helpers import REPO, TEMPLATES, site_config
 
@@ -92,33 +94,26 @@ def test_only_keeps_every_other_page_of_the_last_site(tmp_path):
 
 
 def kernels_below(pid: int) -> set[int]:
-    """The ipykernel processes descended from ``pid`` (from /proc)."""
-    parents, found = {}, set()
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, ValueError, IndexError):
-                continue
-    for child in parents:
-        ancestor = parents.get(child)
-        while ancestor and ancestor != pid:
-            ancestor = parents.get(ancestor)
-        if ancestor == pid:
-            try:
-                if b"ipykernel" in Path(f"/proc/{child}/cmdline").read_bytes():
-                    found.add(child)
-            except OSError:
-                pass
+    """The ipykernel processes descended from ``pid``."""
+    found = set()
+    try:
+        descendants = psutil.Process(pid).children(recursive=True)
+    except psutil.Error:
+        return found
+    for child in descendants:
+        try:
+            if any("ipykernel" in part for part in child.cmdline()):
+                found.add(child.pid)
+        except psutil.Error:  # ended meanwhile
+            pass
     return found
 
 
 def alive(pid: int) -> bool:
     try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
         return False
-    return state != "Z"
 
 
 def test_sigterm_with_two_jobs_ends_every_kernel_and_keeps_the_site(tmp_path):

@@ -20,6 +20,7 @@ from sitebuild.quotes import (
 )
 from sitebuild.quotes.extraction import parse_tokens
 from sitebuild.quotes.fix import SourceFile, fix_page
+from sitebuild.quotes.results import STALE_FIX_HINT
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "quotes"
 PAGE = "explainers/page.md"
@@ -83,7 +84,7 @@ def test_a_changed_output_makes_the_quoted_numbers_stale_with_old_and_new_values
         ("6,513", "6513", "6,013", 7), ("72%", "0.72", "69%", 20),
     ]
     assert [format_problem(r) for r in later.problems()][3] == (
-        'explainers/page.md:20: "72%" is stale: the output it quotes now says 69%'
+        'explainers/page.md:20: "72%" is stale: the output it quotes now says 69%' + STALE_FIX_HINT
     )
 
 

@@ -20,11 +20,12 @@ import pytest
 
 from site_helpers import REPO, TEMPLATES
 from sitebuild.store.files import RACY_NS
+from sitebuild.quotes.results import STALE_FIX_HINT
 
 FIXTURE = REPO / "tests" / "fixtures" / "quotes_site"
-STALE_72 = 'explainers/quoted.md:18: "72%" is stale: the output it quotes now says 69%'
-STALE_GAP = 'explainers/quoted.md:18: "-0.12" is stale: the output it quotes now says -0.09'
-STALE_9 = 'explainers/ordered.md:14: "9" is stale: the output it quotes now says 8'
+STALE_72 = 'explainers/quoted.md:18: "72%" is stale: the output it quotes now says 69%' + STALE_FIX_HINT
+STALE_GAP = 'explainers/quoted.md:18: "-0.12" is stale: the output it quotes now says -0.09' + STALE_FIX_HINT
+STALE_9 = 'explainers/ordered.md:14: "9" is stale: the output it quotes now says 8' + STALE_FIX_HINT
 UNVERIFIED_13 = 'explainers/quoted.md:25: warning: "13" is not backed by any output of this page'
 
 

@@ -18,13 +18,14 @@ from pathlib import Path
 
 import pytest
 
+from sitebuild.quotes.results import STALE_FIX_HINT
 from site_helpers import REPO, TEMPLATES
 
 FIXTURE = REPO / "tests" / "fixtures" / "quotes_cases"
 
-STALE_ACCURACY = 'explainers/accuracy.md:14: "0.75" is stale: the output it quotes now says 0.70'
-STALE_GAPS = 'explainers/gaps.md:21: "5" is stale: the output it quotes now says 7'
-STALE_CAPTION = 'explainers/bounds.md:6: "0.83" is stale: the output it quotes now says 0.78'
+STALE_ACCURACY = 'explainers/accuracy.md:14: "0.75" is stale: the output it quotes now says 0.70' + STALE_FIX_HINT
+STALE_GAPS = 'explainers/gaps.md:21: "5" is stale: the output it quotes now says 7' + STALE_FIX_HINT
+STALE_CAPTION = 'explainers/bounds.md:6: "0.83" is stale: the output it quotes now says 0.78' + STALE_FIX_HINT
 BROKEN_CLAIM = ('explainers/claims.md:13: claim "is not significant" no longer holds: '
                 "p >= 0.05 is False (p = 0.012)")
 RAISING_CLAIM = ("explainers/claim-error.md:10: claim \"all of them\" could not be checked: "

@@ -7,6 +7,7 @@ import pytest
 
 from sitebuild.errors import SourceError
 from sitebuild.source.read import parse_block_options, read_page, read_pages
+from sitebuild.yamltext import YAML_HINTS
 
 PAGE = """---
 title: A Title
@@ -62,7 +63,7 @@ def test_inline_values_are_found_with_their_line_and_column(tmp_path):
     ("title: t\nsummary: s\nrelated: Not A Slug", 4, "front matter field 'related': expected page slugs"),
     ("title: t\nsummary: s\ncolour: red", 4, "front matter: unknown field 'colour'; expected one of"),
     ("title: t\nsumary: s", 3, "front matter: unknown field 'sumary'; did you mean 'summary'?"),
-    ("title: t\nsummary: s\ntags: [a, b\nrelated: []", 5, "front matter is not valid YAML"),
+    ("title: t\nsummary: s\ntags: [a, b\nrelated: []", 4, "front matter is not valid YAML"),
     ("title: t\nsummary: s: with a colon", 3, "front matter is not valid YAML"),
 ])
 def test_bad_front_matter_names_the_file_and_the_true_line(tmp_path, front, line, message):
@@ -70,6 +71,24 @@ def test_bad_front_matter_names_the_file_and_the_true_line(tmp_path, front, line
         read_page(write(tmp_path, f"---\n{front}\n---\n\nText.\n"), tmp_path)
     assert str(caught.value).startswith(f"explainers/page.md:{line}: "), str(caught.value)
     assert message in str(caught.value)
+
+
+@pytest.mark.parametrize("front, line, hint", [
+    ("title: t\nsummary: s\ntags: [a, b\nrelated: []", 4, YAML_HINTS[0][1]),
+    ("title: t\nsummary: s\ntags: [a, b\n", 4, YAML_HINTS[0][1]),
+    ("title: {a: b\nsummary: s", 2, YAML_HINTS[1][1]),
+    ('title: t\nsummary: "never closed\n', 3, YAML_HINTS[2][1]),
+    ("title: t\nsummary: s: with a colon", 3, YAML_HINTS[3][1]),
+    ("title: t\nsummary: @home", 3, YAML_HINTS[4][1]),
+])
+def test_a_yaml_error_names_the_line_to_fix_with_a_hint_that_fits(tmp_path, front, line, hint):
+    with pytest.raises(SourceError) as caught:
+        read_page(write(tmp_path, f"---\n{front}\n---\n\nText.\n"), tmp_path)
+    message = str(caught.value)
+    assert message.startswith(f"explainers/page.md:{line}: front matter is not valid YAML: "), message
+    assert message.endswith(f"; {hint}"), message
+    others = [text for _, text in YAML_HINTS if text != hint]
+    assert not any(text in message for text in others), message
 
 
 def test_unclosed_fence_is_reported_where_it_opens(tmp_path):
@@ -117,3 +136,12 @@ def test_read_pages_collects_every_error(tmp_path):
     pages, errors = read_pages(tmp_path / "explainers", tmp_path)
     assert [p.slug for p in pages] == ["good"]
     assert sorted(e.path for e in errors) == ["explainers/Bad_Name.md", "explainers/bad.md"]
+
+
+def test_every_front_matter_field_is_in_the_readme():
+    from sitebuild.source.read import FrontMatter
+    from site_helpers import REPO
+
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    missing = [name for name in FrontMatter.__dataclass_fields__ if f"`{name}`" not in readme]
+    assert not missing, f"front-matter fields the README does not name: {missing}"
