@@ -45,7 +45,9 @@ GAMMA = 1e-4
 """Berger and Boos's gamma: the nuisance's confidence set misses with at most this chance,
 and this much is added to every p-value."""
 NUISANCE_STEP = 0.02
-"""Spacing of the nuisance grid of p_b."""
+"""Spacing of the nuisance grid of p_b for the intervals (many parameters a table)."""
+TEST_NUISANCE_STEP = 0.001
+"""Spacing of the nuisance grid of a test at one parameter (TOST's margins): one pass, so it can be fine."""
 DIFFERENCE_STEP = 0.01
 """Spacing of the fine grid of gaps; an interval's end is at most this much wider than the exact end."""
 LOG_RATIO_STEP = 0.04
@@ -133,7 +135,7 @@ def _log_mass(n: int, rates: np.ndarray) -> np.ndarray:
 
 
 def one_sided_tails(tables: _Tables, family: _Family, parameter: float, asked: np.ndarray,
-                    gamma: float = GAMMA) -> tuple[np.ndarray, np.ndarray]:
+                    gamma: float = GAMMA, step: float = NUISANCE_STEP) -> tuple[np.ndarray, np.ndarray]:
     """The exact unconditional one-sided p-values of the ``asked`` tables at the null ``parameter``.
 
     Returns ``(p_upper, p_lower)``: the largest probability, over the nuisance grid within
@@ -141,10 +143,9 @@ def one_sided_tails(tables: _Tables, family: _Family, parameter: float, asked: n
     table's own, plus ``gamma``; each at most 1.
     """
     z = np.round(family.statistic(tables, parameter), _TIE_DIGITS)
-    rate_b = _nuisance_grid(family, parameter)
+    rate_b = _nuisance_grid(family, parameter, step)
     if gamma > 0:
         low, high = _confidence_set(tables, family, parameter, asked)
-        step = NUISANCE_STEP
         inside = (rate_b[:, None] >= low[None, :] - step) & (rate_b[:, None] <= high[None, :] + step)
         keep = inside.any(axis=1)
         if not keep.any():
@@ -181,12 +182,12 @@ def _binned_tails(z: np.ndarray, asked_z: np.ndarray, mass: np.ndarray) -> tuple
     return upper[:, position], lower[:, position]
 
 
-def _nuisance_grid(family: _Family, parameter: float) -> np.ndarray:
-    """Nuisance rates p_b spaced so that neither p_b nor p_a moves by more than :data:`NUISANCE_STEP`."""
+def _nuisance_grid(family: _Family, parameter: float, step: float = NUISANCE_STEP) -> np.ndarray:
+    """Nuisance rates p_b spaced so that neither p_b nor p_a moves by more than ``step``."""
     low, high = family.nuisance_range(parameter)
     ends_a = family.rate_a(parameter, np.array([low, high]))
     span = max(high - low, float(abs(ends_a[1] - ends_a[0])))
-    points = max(2, int(math.ceil(span / NUISANCE_STEP)) + 1)
+    points = max(2, int(math.ceil(span / step)) + 1)
     return np.linspace(low, high, points)
 
 
@@ -300,7 +301,7 @@ def difference_tails(n_a: int, n_b: int, delta: float) -> tuple[np.ndarray, np.n
     """
     tables = _tables(n_a, n_b)
     every = np.arange(tables.ones_a.size)
-    upper, lower = one_sided_tails(tables, _difference_family(), float(delta), every)
+    upper, lower = one_sided_tails(tables, _difference_family(), float(delta), every, step=TEST_NUISANCE_STEP)
     shape = (n_a + 1, n_b + 1)
     return _frozen(upper.reshape(shape)), _frozen(lower.reshape(shape))
 
