@@ -5,7 +5,8 @@ the file's state at that moment, the folders it listed, the environment variable
 read and the installed packages it imported. :func:`entry_deps` turns that record into
 the part of a cache entry that says when the entry stops being valid: each file's sha256
 as of when it was read (or None when it moved while the page ran: never trusted), the
-names in each folder listed, each variable's value and each package's version and files.
+names in each folder listed, each variable's value and each package's version and files;
+it also keeps the files the page wrote (``writes``), which order the pages.
 :func:`stale_reason` says, in a few words, what changed since."""
 
 from __future__ import annotations
@@ -194,7 +195,7 @@ def entry_deps(report: dict, hasher: FileHasher, inputs: list[str], engine: str)
             packages[name] = {"stamp": stamp, "version": info.get("version") or installed_version(name)}
     states = {name: seen["stat"] for name, seen in report.get("files", {}).items() if seen.get("stat")}
     return {"engine": engine, "files": files, "states": states, "listings": dict(report.get("listings", {})),
-            "env": dict(report.get("env", {})), "packages": packages,
+            "env": dict(report.get("env", {})), "packages": packages, "writes": list(report.get("writes", [])),
             "inputs": {name: hasher.digest(name) for name in inputs}}
 
 
@@ -268,6 +269,9 @@ def untraced_warning(report: dict) -> str:
                      "reads are not traced)")
     if untraced.get("native_readers"):
         parts.append(f"it imported {', '.join(untraced['native_readers'])} (files read natively are not traced)")
+    if untraced.get("ctypes"):
+        parts.append(f"it called {', '.join(f'`{c}`' for c in untraced['ctypes'])} through ctypes (files read "
+                     "natively are not traced)")
     if not parts:
         return ""
     return ("; ".join(parts) + ": declare what they read in the front matter, `inputs: [path or glob, ...]`, "

@@ -66,7 +66,6 @@ def _record_finish(result: ExecutedPage, job: ExecutionJob, cell: NotebookNode) 
         if report is None:
             continue
         result.deps = report["deps"]
-        result.deps["files"].pop(job.rel_path, None)
         result.python = report["python"]
         result.inline = [InlineValue(i, v.get("value", ""), v.get("error", "")) for i, v in enumerate(report["inline"])]
         result.claims = [ClaimValue(i, v.get("holds"), v.get("values", []), v.get("error", ""))

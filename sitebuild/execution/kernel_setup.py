@@ -1,20 +1,28 @@
 """Code sent to each page's kernel as its first cell (never imported by the engine).
 
-It records what the page depends on as it happens (``sys.addaudithook`` events and a
-watch on ``os.environ``): every file opened for reading and every module imported from
-outside the interpreter's installation, the folders listed (with the names found), the
-environment variables read, and what it cannot follow (subprocesses, libraries that read
-files natively). It runs each block compiled under the .md file's name and lines (so
-tracebacks point at the Markdown), and reports the record and the inline values as JSON.
+It records what the page depends on as it happens (``sys.addaudithook`` events, watches
+on ``os.stat``, ``os.access``, ``os.open`` and on the environment table): every file
+opened for reading and every module imported from outside the interpreter's installation
+(the source file, even when it was loaded from its byte code), the folders listed (with
+the names found), the environment variables read, the files written, and what it cannot
+follow (spawned processes, libraries that read files natively, ctypes). A forked child
+(multiprocessing with fork, a bare ``os.fork``) keeps the recorder: it appends what it
+records to a file the page inherited, merged when the page ends. It runs each block
+compiled under the .md file's name and lines (so tracebacks point at the Markdown), and
+reports the record and the inline values as JSON.
 
 A file's state is taken when it is first opened (size, times, inode); one changed too
 recently for its times to be trusted is hashed at once. At the end, a file whose state
 moved while the page ran is reported as changed, so its result is never trusted."""
 
 import ast as _sb_ast
+import fcntl as _sb_fcntl
 import hashlib as _sb_hashlib
+import json as _sb_json
 import os as _sb_os
+import posix as _sb_posix
 import sys as _sb_sys
+import tempfile as _sb_tempfile
 import threading as _sb_threading
 import time as _sb_time
 import traceback as _sb_traceback
@@ -28,13 +36,29 @@ _SB_NATIVE_READERS = ("pyarrow.parquet", "pyarrow.dataset", "pyarrow.feather", "
                       "pyarrow.json", "h5py", "h5netcdf", "duckdb", "polars", "netCDF4", "tables", "fastparquet",
                       "lmdb", "zarr", "pyreadstat")
 _SB_SPAWN_EVENTS = ("subprocess.Popen", "os.system", "os.exec", "os.posix_spawn", "os.spawn")
+# Variables the kernel machinery sets or that differ from one build to the next without
+# the page's doing (ipykernel's TERM, PAGER..., jupyter_client's JPY_*, the shell's PWD):
+# never recorded, so they neither re-run a page nor name a wrong reason.
+_SB_MACHINERY_ENV = frozenset(("TERM", "PAGER", "GIT_PAGER", "CLICOLOR", "CLICOLOR_FORCE", "FORCE_COLOR",
+                               "PYDEVD_USE_FRAME_EVAL", "PWD", "OLDPWD", "SHLVL", "_"))
+_SB_MACHINERY_PREFIXES = ("JPY_",)
+# What the C library reads without os.environ (time zone, locale): in every page's record.
+_SB_LOCALE_ENV = ("TZ", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_NUMERIC", "LC_TIME", "LC_COLLATE",
+                  "LC_MONETARY", "LC_MESSAGES", "LC_PAPER", "LC_NAME", "LC_ADDRESS", "LC_TELEPHONE",
+                  "LC_MEASUREMENT", "LC_IDENTIFICATION")
 _SB_FILES = {}      # path -> [stat at first read or None (absent), sha256 taken then or None]
 _SB_MADE = set()    # files the page created or truncated itself: its outputs, not inputs
+_SB_WRITES = set()  # every file the page wrote, created, replaced or removed
 _SB_LISTINGS = {}   # folder -> sha256 of the sorted names it held when first listed
 _SB_ENV = {}        # name -> value at first read (None: not set)
 _SB_ENV_SET = set() # names the page set itself
 _SB_SPAWNED = set()
+_SB_CTYPES = set()  # C functions the page looked up through ctypes
 _SB_QUIET = set()   # threads inside the recorder itself
+_SB_FORKED = []     # [True] in a forked child: records go to the children's log too
+_SB_CHILDREN_LOG = _sb_tempfile.TemporaryFile()  # unnamed; the page's forked children append to it
+_sb_fcntl.fcntl(_SB_CHILDREN_LOG.fileno(), _sb_fcntl.F_SETFL,
+                _sb_fcntl.fcntl(_SB_CHILDREN_LOG.fileno(), _sb_fcntl.F_GETFL) | _sb_os.O_APPEND)
 if _SB_ROOT not in _sb_sys.path:
     _sb_sys.path.insert(0, _SB_ROOT)
 
@@ -62,6 +86,8 @@ def _sb_key(path):
         return "."
     if full.startswith(_SB_ROOT + _sb_os.sep):
         return _sb_os.path.relpath(full, _SB_ROOT)
+    if full.startswith(_SB_INSTALLATION):  # most imports: no need to resolve links
+        return None
     real = _sb_os.path.realpath(full)
     if (real.startswith(_SB_PSEUDO) or real.startswith(_SB_INSTALLATION)
             or "/site-packages/" in real or "/dist-packages/" in real):
@@ -69,8 +95,73 @@ def _sb_key(path):
     return full
 
 
+def _sb_at(path, dir_fd):
+    """``path`` as a full name when it is relative to the folder open as ``dir_fd``."""
+    text = _sb_os.fsdecode(path)
+    if not isinstance(dir_fd, int) or dir_fd < 0 or _sb_os.path.isabs(text):
+        return text
+    return _sb_os.path.join(_sb_os.readlink(f"/proc/self/fd/{dir_fd}"), text)
+
+
+def _sb_fd_path(fd):
+    """The folder or file open as ``fd`` (None when it cannot be told)."""
+    try:
+        name = _sb_os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return None
+    return name if name.startswith("/") else None
+
+
+def _sb_keep(kind, key, value=None):
+    """Keep one record (the first of each name wins); in a forked child, also append it
+    to the children's log, which the page merges when it ends."""
+    if kind == "file":
+        if key in _SB_FILES or key in _SB_MADE:
+            return
+        _SB_FILES[key] = value
+    elif kind == "made":
+        if key in _SB_FILES and _SB_FILES[key][0] is not None:
+            return  # read first, then rewritten: an input that moved (the page is not trusted)
+        _SB_FILES.pop(key, None)  # looked for, then made by the page: an output
+        _SB_MADE.add(key)
+    elif kind in ("listing", "env"):
+        table = _SB_LISTINGS if kind == "listing" else _SB_ENV
+        if key in table:
+            return
+        table[key] = value
+    else:
+        {"write": _SB_WRITES, "spawn": _SB_SPAWNED, "ctypes": _SB_CTYPES}[kind].add(key)
+    if _SB_FORKED:
+        try:
+            _sb_os.write(_SB_CHILDREN_LOG.fileno(), (_sb_json.dumps([kind, key, value]) + "\n").encode())
+        except (OSError, TypeError, ValueError):
+            pass
+
+
+def _sb_forked():
+    """In a forked child: from now on, every record also goes to the children's log."""
+    _SB_FORKED[:] = [True]
+    _SB_QUIET.clear()  # the other threads of the parent do not exist here
+
+
+def _sb_merge_children():
+    """Take in what the page's forked children recorded."""
+    try:
+        size = _sb_os.fstat(_SB_CHILDREN_LOG.fileno()).st_size
+        lines = _sb_os.pread(_SB_CHILDREN_LOG.fileno(), size, 0).decode().splitlines()
+    except OSError:
+        return
+    for line in lines:
+        try:
+            kind, key, value = _sb_json.loads(line)
+        except ValueError:
+            continue  # a child killed while writing its last line
+        _sb_keep(kind, key, value)
+
+
 _SB_REAL_STAT = _sb_os.stat  # the recorder's own look-ups, never recorded (os.stat is watched below)
-_SB_CALLERS = {}     # code file -> whether its stats are the page's (not the installation's)
+_SB_REAL_OPEN = _sb_os.open
+_SB_CALLERS = {}     # code file -> whether its calls are the page's (not the installation's)
 _SB_PATH_MODULES = ("/genericpath.py", "/posixpath.py", "/pathlib.py", "/os.py",
                     "<frozen genericpath>", "<frozen posixpath>", "<frozen os>")
 
@@ -95,7 +186,7 @@ def _sb_note_file(path, creates=False):
     try:
         stat = _sb_stat(path)
     except OSError:
-        (_SB_MADE.add(key) if creates else _SB_FILES.setdefault(key, [None, None]))
+        _sb_keep("made", key) if creates else _sb_keep("file", key, [None, None])
         return
     if stat[5] & 0o170000 != 0o100000:  # not a regular file
         return
@@ -105,7 +196,17 @@ def _sb_note_file(path, creates=False):
             digest = _sb_sha256(path)
         except OSError:
             pass
-    _SB_FILES[key] = [stat, digest]
+    _sb_keep("file", key, [stat, digest])
+
+
+def _sb_note_write(path, replaces=False):
+    """A file the page writes: in ``writes``; one it replaces whole is its output."""
+    key = _sb_key(path)
+    if key is None:
+        return
+    _sb_keep("write", key)
+    if replaces:
+        _sb_keep("made", key)
 
 
 def _sb_note_listing(path):
@@ -116,7 +217,16 @@ def _sb_note_listing(path):
         names = sorted(_sb_os.listdir(path if path not in (None, "") else "."))
     except OSError:
         names = None
-    _SB_LISTINGS[key] = _sb_hashlib.sha256(repr(names).encode()).hexdigest()
+    _sb_keep("listing", key, _sb_hashlib.sha256(repr(names).encode()).hexdigest())
+
+
+def _sb_source_of(cached):
+    """The source file of a byte-code file in ``__pycache__`` (None for any other file)."""
+    text = _sb_os.fsdecode(cached)
+    folder, name = _sb_os.path.split(text)
+    if not name.endswith(".pyc") or _sb_os.path.basename(folder) != "__pycache__":
+        return None
+    return _sb_os.path.join(_sb_os.path.dirname(folder), name.split(".", 1)[0] + ".py")
 
 
 def _sb_open_event(args):
@@ -126,17 +236,19 @@ def _sb_open_event(args):
         return
     if isinstance(mode, str):
         reads, creates = ("r" in mode or "+" in mode), any(c in mode for c in "wxa")
-        truncates = "w" in mode or "x" in mode
+        writes, truncates = creates or "+" in mode, "w" in mode or "x" in mode
     else:
         access = flags & _sb_os.O_ACCMODE
-        reads, creates = access != _sb_os.O_WRONLY, bool(flags & _sb_os.O_CREAT)
+        reads, creates, writes = access != _sb_os.O_WRONLY, bool(flags & _sb_os.O_CREAT), access != _sb_os.O_RDONLY
         truncates = bool(flags & (_sb_os.O_TRUNC | _sb_os.O_EXCL))
-    if truncates:
-        key = _sb_key(path)
-        if key is not None and (key not in _SB_FILES or _SB_FILES[key][0] is None):
-            _SB_FILES.pop(key, None)  # looked for, then made by the page: an output
-            _SB_MADE.add(key)
-    elif reads:
+    if not writes:
+        source = _sb_source_of(path)
+        if source is not None:  # a module loaded from its byte code depends on its source
+            _sb_note_file(source)
+            return
+    if writes:
+        _sb_note_write(path, replaces=truncates)
+    if reads and not truncates:
         _sb_note_file(path, creates)
 
 
@@ -146,28 +258,147 @@ def _sb_audit(event, args):
         return
     _SB_QUIET.add(thread)
     try:
-        if event == "open" and args:
-            _sb_open_event(args)
-        elif event in ("os.listdir", "os.scandir"):
-            if not _sb_by_importer(_sb_sys._getframe(1)) and not isinstance(args[0] if args else None, int):
-                _sb_note_listing(args[0] if args else None)
-        elif event == "sqlite3.connect" and args and isinstance(args[0], (str, bytes, _sb_os.PathLike)):
-            if _sb_os.fsdecode(args[0]) not in (":memory:", "") and not str(args[0]).startswith("file:"):
-                _sb_note_file(args[0])
+        handler = _SB_HANDLERS.get(event)
+        if handler is not None:
+            handler(args)
         elif event in _SB_SPAWN_EVENTS:
-            _SB_SPAWNED.add(_sb_command_name(event, args))
+            _sb_keep("spawn", _sb_command_name(event, args))
     except Exception:
         pass
     finally:
         _SB_QUIET.discard(thread)
 
 
+def _sb_open_audit(args):
+    if args and not _sb_by_linecache(_sb_sys._getframe(2)):
+        _sb_open_event(args)
+
+
+def _sb_listing_audit(args):
+    path = args[0] if args else None
+    if _sb_by_importer(_sb_sys._getframe(2)):
+        return
+    if isinstance(path, int):
+        path = _sb_fd_path(path)
+        if path is None:
+            return
+    _sb_note_listing(path)
+
+
+def _sb_rename_audit(args):
+    """os.rename and os.replace (source, target, source dir_fd, target dir_fd)."""
+    _sb_note_write(_sb_at(args[0], args[2]))
+    _sb_note_write(_sb_at(args[1], args[3]), replaces=True)
+
+
+def _sb_link_audit(args):
+    """os.link and os.symlink: the new name is written."""
+    _sb_note_write(_sb_at(args[1], args[3] if len(args) > 3 else args[2]), replaces=True)
+
+
+def _sb_remove_audit(args):
+    if not isinstance(args[0], int):
+        _sb_note_write(_sb_at(args[0], args[1] if len(args) > 1 else None))
+
+
+def _sb_truncate_audit(args):
+    path = _sb_fd_path(args[0]) if isinstance(args[0], int) else args[0]
+    if path is not None:
+        _sb_note_write(path)
+
+
+def _sb_sqlite_path(name):
+    """The file a sqlite database name opens (a path, or a ``file:`` URI), or None for an
+    in-memory database."""
+    from urllib.parse import unquote, urlsplit
+    text = _sb_os.fsdecode(name)
+    if text in (":memory:", ""):
+        return None
+    if not text.startswith("file:"):
+        return text
+    parts = urlsplit(text)
+    if "mode=memory" in parts.query or parts.path in ("", ":memory:"):
+        return None
+    return unquote(parts.path)
+
+
+def _sb_sqlite_connect_audit(args):
+    if args and isinstance(args[0], (str, bytes, _sb_os.PathLike)):
+        path = _sb_sqlite_path(args[0])
+        if path is not None:
+            _sb_note_file(path)
+
+
+def _sb_sqlite_authorizer(action, name, *rest):
+    """A connection's authorizer: the database file an ATTACH statement opens is read."""
+    if action == 24 and name:  # SQLITE_ATTACH
+        thread = _sb_threading.get_ident()
+        if thread not in _SB_QUIET:
+            _SB_QUIET.add(thread)
+            try:
+                path = _sb_sqlite_path(name)
+                if path is not None:
+                    _sb_note_file(path)
+            except Exception:
+                pass
+            finally:
+                _SB_QUIET.discard(thread)
+    return 0  # SQLITE_OK
+
+
+def _sb_watch_sqlite():
+    """Give every sqlite3 connection the authorizer that records ATTACH DATABASE (the
+    connection cannot be given it while it is being made, in its audit event)."""
+    import sqlite3
+    import sqlite3.dbapi2
+    real = sqlite3.connect
+
+    def connect(*args, **kwargs):
+        connection = real(*args, **kwargs)
+        try:
+            connection.set_authorizer(_sb_sqlite_authorizer)
+        except Exception:
+            pass
+        return connection
+    connect.__doc__ = real.__doc__
+    sqlite3.connect = sqlite3.dbapi2.connect = connect
+
+
+def _sb_ctypes_audit(args):
+    """A C function looked up through ctypes by the page (not by an installed library)."""
+    frame = _sb_sys._getframe(2)
+    while frame is not None and "/ctypes/" in frame.f_code.co_filename:
+        frame = frame.f_back
+    if frame is not None and _sb_is_page_code(frame.f_code.co_filename):
+        name = args[1] if len(args) > 1 else args[0]
+        _sb_keep("ctypes", _sb_os.fsdecode(name) if isinstance(name, bytes) else str(name))
+
+
+_SB_HANDLERS = {"open": _sb_open_audit, "os.listdir": _sb_listing_audit, "os.scandir": _sb_listing_audit,
+                "os.rename": _sb_rename_audit, "os.link": _sb_link_audit, "os.symlink": _sb_link_audit,
+                "os.remove": _sb_remove_audit, "os.truncate": _sb_truncate_audit,
+                "sqlite3.connect": _sb_sqlite_connect_audit, "ctypes.dlsym": _sb_ctypes_audit}
+
+
 def _sb_by_importer(frame):
     """True when a folder is listed by the import system or package metadata (which
-    scan every folder on sys.path), not by the page."""
+    scan every folder on sys.path), not by the page. ``pkgutil`` listings count when
+    the page called it (``pkgutil.iter_modules``: a plugin added re-runs the page)."""
     name = frame.f_code.co_filename
-    return (name.startswith("<frozen") or "/importlib/" in name or "importlib_metadata" in name
-            or name.endswith(("pkgutil.py", "zipimport.py")))
+    if name.endswith(("pkgutil.py", "functools.py")):
+        while frame is not None and frame.f_code.co_filename.endswith(("pkgutil.py", "functools.py")):
+            frame = frame.f_back
+        return frame is None or not _sb_is_page_code(frame.f_code.co_filename)
+    return name.startswith(("<frozen importlib", "<frozen zipimport")) or "/importlib/" in name \
+        or "importlib_metadata" in name or name.endswith("zipimport.py")
+
+
+def _sb_by_linecache(frame):
+    """True when a file is opened to show source lines (tracebacks, warnings, inspect):
+    the page's own .md is read that way, which is no dependency."""
+    while frame is not None and frame.f_code.co_filename.endswith("tokenize.py"):
+        frame = frame.f_back
+    return frame is not None and frame.f_code.co_filename.endswith("linecache.py")
 
 
 def _sb_command_name(event, args):
@@ -184,33 +415,132 @@ def _sb_command_name(event, args):
         return event
 
 
-def _sb_watch_environment():
-    """Record each ``os.environ`` read (``[]``, get, getenv, ``in``, setdefault) by name and value."""
-    environ_type = type(_sb_os.environ)
-    read, write, delete = environ_type.__getitem__, environ_type.__setitem__, environ_type.__delitem__
+def _sb_watch_spawns():
+    """Record the processes started without subprocess (multiprocessing with spawn or
+    forkserver, loky): they run a new interpreter, which the recorder cannot follow."""
+    import _posixsubprocess
+    real = _posixsubprocess.fork_exec
 
-    def getitem(self, key):
+    def fork_exec(*args, **kwargs):
+        thread = _sb_threading.get_ident()
+        if thread not in _SB_QUIET and not _sb_sys._getframe(1).f_code.co_filename.endswith("subprocess.py"):
+            _SB_QUIET.add(thread)
+            try:
+                _sb_keep("spawn", _sb_command_name("os.exec", (args[0][0],)))
+            except Exception:
+                pass
+            finally:
+                _SB_QUIET.discard(thread)
+        return real(*args, **kwargs)
+    _posixsubprocess.fork_exec = fork_exec
+
+
+def _sb_machinery(name):
+    return name in _SB_MACHINERY_ENV or name.startswith(_SB_MACHINERY_PREFIXES)
+
+
+def _sb_env_read(key, value):
+    """Record one variable read (``value`` None: not set), by its name as a string."""
+    if _sb_threading.get_ident() in _SB_QUIET:
+        return
+    name = _sb_os.fsdecode(key) if isinstance(key, bytes) else key
+    if isinstance(name, str) and name not in _SB_ENV_SET and name not in _SB_ENV and not _sb_machinery(name):
+        _sb_keep("env", name, None if value is None else _sb_os.fsdecode(value))
+
+
+def _sb_env_set(key):
+    name = _sb_os.fsdecode(key) if isinstance(key, bytes) else key
+    if name not in _SB_ENV:
+        _SB_ENV_SET.add(name)
+
+
+class _SbEnviron(dict):
+    """The process's table of environment variables (``posix.environ``, which
+    ``os.environ`` and ``os.environb`` read and write through), recording each name read:
+    by ``[]``, get, ``in``, and a walk over the whole table (which reads every variable)."""
+
+    def __getitem__(self, key):
         try:
-            value = read(self, key)
+            value = dict.__getitem__(self, key)
         except KeyError:
-            if self is _sb_os.environ and key not in _SB_ENV_SET and _sb_threading.get_ident() not in _SB_QUIET:
-                _SB_ENV.setdefault(key, None)
+            _sb_env_read(key, None)
             raise
-        if self is _sb_os.environ and key not in _SB_ENV_SET and _sb_threading.get_ident() not in _SB_QUIET:
-            _SB_ENV.setdefault(key, value)
+        _sb_env_read(key, value)
         return value
 
-    def setitem(self, key, value):
-        if self is _sb_os.environ and key not in _SB_ENV:
-            _SB_ENV_SET.add(key)
-        write(self, key, value)
+    def get(self, key, default=None):
+        return self[key] if dict.__contains__(self, key) else (_sb_env_read(key, None), default)[1]
 
-    def delitem(self, key):
-        if self is _sb_os.environ and key not in _SB_ENV:
-            _SB_ENV_SET.add(key)
-        delete(self, key)
+    def __contains__(self, key):
+        found = dict.__contains__(self, key)
+        if found:
+            self[key]
+        else:
+            _sb_env_read(key, None)
+        return found
 
-    environ_type.__getitem__, environ_type.__setitem__, environ_type.__delitem__ = getitem, setitem, delitem
+    def _read_all(self):
+        for key in dict.keys(self):
+            _sb_env_read(key, dict.__getitem__(self, key))
+
+    def __iter__(self):
+        self._read_all()
+        return dict.__iter__(self)
+
+    def keys(self):
+        self._read_all()
+        return dict.keys(self)
+
+    def items(self):
+        self._read_all()
+        return dict.items(self)
+
+    def values(self):
+        self._read_all()
+        return dict.values(self)
+
+    def copy(self):
+        self._read_all()
+        return dict(dict.items(self))
+
+    def __setitem__(self, key, value):
+        _sb_env_set(key)
+        dict.__setitem__(self, key, value)
+
+    def __delitem__(self, key):
+        _sb_env_set(key)
+        dict.__delitem__(self, key)
+
+
+def _sb_watch_environment():
+    """Put the watched table under ``os.environ``, ``os.environb`` and ``posix.environ``."""
+    table = _SbEnviron(_sb_posix.environ)
+    _sb_posix.environ = table
+    _sb_os.environ._data = table
+    if hasattr(_sb_os, "environb"):
+        _sb_os.environb._data = table
+
+
+def _sb_locale():
+    """The time zone and locale variables as the kernel was given them (read by the C
+    library, never through os.environ): part of every page's record."""
+    table = _sb_posix.environ
+    names = set(_SB_LOCALE_ENV) | {_sb_os.fsdecode(k) for k in dict.keys(table) if k.startswith(b"LC_")}
+    found = {}
+    for name in sorted(names):
+        value = dict.get(table, _sb_os.fsencode(name))
+        found[name] = None if value is None else _sb_os.fsdecode(value)
+    return found
+
+
+def _sb_is_page_code(name):
+    """True for code of the page or outside the installation (the repository's modules)."""
+    verdict = _SB_CALLERS.get(name)
+    if verdict is None:  # resolved once per code file: calls are frequent, realpath is not free
+        verdict = _SB_CALLERS[name] = not (
+            name.startswith("<frozen") or _sb_os.path.realpath(name).startswith(_SB_INSTALLATION)
+            or "/site-packages/" in name or "/dist-packages/" in name)
+    return verdict
 
 
 def _sb_asked_by_page(frame):
@@ -218,41 +548,95 @@ def _sb_asked_by_page(frame):
     repository's modules), past the path helpers (os.path.exists, Path.is_file ...)."""
     while frame is not None and frame.f_code.co_filename.endswith(_SB_PATH_MODULES):
         frame = frame.f_back
-    if frame is None:
-        return False
-    name = frame.f_code.co_filename
-    verdict = _SB_CALLERS.get(name)
-    if verdict is None:  # resolved once per code file: stats are frequent, realpath is not free
-        verdict = _SB_CALLERS[name] = not (
-            name.startswith("<frozen") or _sb_os.path.realpath(name).startswith(_SB_INSTALLATION)
-            or "/site-packages/" in name or "/dist-packages/" in name)
-    return verdict
+    return frame is not None and _sb_is_page_code(frame.f_code.co_filename)
+
+
+def _sb_replace_os(name, function):
+    """Put ``function`` in place of ``os.<name>``, also in the sets that say what it
+    supports (``os.open in os.supports_dir_fd`` stays true: shutil.rmtree asks)."""
+    real = getattr(_sb_os, name)
+    for supports in (_sb_os.supports_dir_fd, _sb_os.supports_fd, _sb_os.supports_follow_symlinks,
+                     _sb_os.supports_effective_ids):
+        if real in supports:
+            supports.add(function)
+    setattr(_sb_os, name, function)
 
 
 def _sb_watch_stat():
-    """Record the files the page asks about (os.stat, os.lstat, and so os.path.exists,
-    isfile, getsize and pathlib's checks): a file it found missing joins the key as
-    absent, so its appearing re-runs the page; a file it found joins it like a read."""
+    """Record the files the page asks about (os.stat, os.lstat, os.access, and so
+    os.path.exists, isfile, getsize and pathlib's checks): a file it found missing joins
+    the key as absent, so its appearing re-runs the page; a file it found joins it like a read."""
     def watched(real):
-        def checked(path, *args, **kwargs):
+        def checked(path, *args, dir_fd=None, **kwargs):
             thread = _sb_threading.get_ident()
             if thread not in _SB_QUIET and not isinstance(path, int):
                 _SB_QUIET.add(thread)
                 try:
                     if _sb_asked_by_page(_sb_sys._getframe(1)):
-                        _sb_note_file(path)
+                        _sb_note_file(_sb_at(path, dir_fd))
                 except Exception:
                     pass
                 finally:
                     _SB_QUIET.discard(thread)
-            return real(path, *args, **kwargs)
+            return real(path, *args, dir_fd=dir_fd, **kwargs)
         checked.__name__, checked.__doc__ = real.__name__, real.__doc__
         return checked
-    _sb_os.stat, _sb_os.lstat = watched(_sb_os.stat), watched(_sb_os.lstat)
+    for name in ("stat", "lstat", "access"):
+        _sb_replace_os(name, watched(getattr(_sb_os, name)))
+
+
+def _sb_watch_dir_fd_open():
+    """``os.open`` relative to a folder open as ``dir_fd`` (os.fwalk's way): its audit
+    event names the file without its folder, so the full name is recorded here."""
+    def open(path, flags, mode=0o777, *, dir_fd=None):
+        thread = _sb_threading.get_ident()
+        if dir_fd is None or thread in _SB_QUIET:
+            return _SB_REAL_OPEN(path, flags, mode, dir_fd=dir_fd)
+        _SB_QUIET.add(thread)
+        try:
+            try:
+                _sb_open_event((_sb_at(path, dir_fd), None, flags))
+            except Exception:
+                pass
+            return _SB_REAL_OPEN(path, flags, mode, dir_fd=dir_fd)
+        finally:
+            _SB_QUIET.discard(thread)
+    open.__doc__ = _SB_REAL_OPEN.__doc__
+    _sb_replace_os("open", open)
+
+
+def _sb_startup_files():
+    """Files every kernel runs as it starts (sitecustomize, usercustomize, IPython's
+    startup files): part of every page's record, a missing sitecustomize.py in the root
+    as absent (one added there runs in every kernel)."""
+    for name in ("sitecustomize", "usercustomize"):
+        file = getattr(_sb_sys.modules.get(name), "__file__", None)
+        if isinstance(file, str):
+            _sb_note_file(_sb_source_of(file) or file)
+        elif name == "sitecustomize":
+            _sb_note_file(_sb_os.path.join(_SB_ROOT, "sitecustomize.py"))
+    try:
+        from IPython import get_ipython
+        folder = get_ipython().profile_dir.startup_dir
+    except Exception:
+        return
+    _sb_note_listing(folder)
+    try:
+        names = sorted(_sb_os.listdir(folder))
+    except OSError:
+        return
+    for name in names:
+        _sb_note_file(_sb_os.path.join(folder, name))
 
 
 _sb_watch_environment()
 _sb_watch_stat()
+_sb_watch_dir_fd_open()
+_sb_watch_spawns()
+_sb_watch_sqlite()
+_sb_startup_files()
+_SB_LOCALE = _sb_locale()
+_sb_os.register_at_fork(after_in_child=_sb_forked)
 _sb_sys.addaudithook(_sb_audit)
 
 
@@ -391,9 +775,10 @@ def _sb_modules():
 
 
 def _sb_untraced():
-    """What the recorder could not follow: programs started and native file readers."""
+    """What the recorder could not follow: programs started, native file readers and C
+    functions called through ctypes."""
     readers = sorted(name for name in _SB_NATIVE_READERS if name in _sb_sys.modules)
-    return {"subprocesses": sorted(_SB_SPAWNED), "native_readers": readers}
+    return {"subprocesses": sorted(_SB_SPAWNED), "native_readers": readers, "ctypes": sorted(_SB_CTYPES)}
 
 
 def _sb_file_report():
@@ -413,16 +798,18 @@ def _sb_file_report():
 
 
 def _sb_finish(items, claims=()):
-    """Report what the page depended on (files, folders listed, environment, packages,
-    what was not traced), its inline values and its checked claims."""
+    """Report what the page and its forked children depended on (files, folders listed,
+    environment, packages, what was not traced) and wrote, its inline values and its
+    checked claims."""
     thread = _sb_threading.get_ident()
     inline = _sb_inline(items)
     claim_values = _sb_claims(claims)
     _SB_QUIET.add(thread)
     try:
+        _sb_merge_children()
         packages = _sb_modules()
-        report = {"files": _sb_file_report(), "listings": dict(_SB_LISTINGS), "env": dict(_SB_ENV),
-                  "packages": packages, "untraced": _sb_untraced()}
+        report = {"files": _sb_file_report(), "listings": dict(_SB_LISTINGS), "env": {**_SB_LOCALE, **_SB_ENV},
+                  "writes": sorted(_SB_WRITES), "packages": packages, "untraced": _sb_untraced()}
     finally:
         _SB_QUIET.discard(thread)
     _sb_publish(_SB_DEPS_MIME, {"deps": report, "python": _sb_sys.version, "inline": inline,
