@@ -84,18 +84,19 @@ STRATEGY_LABELS = {
 """A reader's name for each mitigation strategy of the results file."""
 
 INTERVAL_LABELS = {
-    "agresti_caffo": "Agresti-Caffo (adjusted Wald)",
-    "newcombe": "Newcombe (hybrid score)",
-    "miettinen_nurminen": "Miettinen-Nurminen (score)",
-    "miettinen_nurminen_ratio": "Miettinen-Nurminen (score, ratio)",
-    "exact_unconditional": "exact unconditional",
-    "exact_unconditional_ratio": "exact unconditional (ratio)",
-    "sidak_agresti_caffo": "Sidak of two Agresti-Caffo",
-    "sidak_exact_unconditional": "Sidak of two exact unconditional",
-    "bootstrap": "percentile bootstrap",
+    "agresti_caffo": "Agresti-Caffo",
+    "newcombe": "Newcombe",
+    "miettinen_nurminen": "Miettinen-Nurminen",
+    "miettinen_nurminen_ratio": "Miettinen-Nurminen",
+    "exact_unconditional": "exact",
+    "exact_unconditional_ratio": "exact",
+    "sidak_agresti_caffo": "Sidak, Agresti-Caffo",
+    "sidak_exact_unconditional": "Sidak, exact",
+    "bootstrap": "bootstrap",
 }
-"""A reader's name for each interval method (``ci_method``) of the results file; a method
-not listed is shown as it is written."""
+"""A reader's short name for each interval method (``ci_method``) of the results file, short
+enough for the audit tables' column (:func:`interval_note` says what each is); a method not
+listed is shown as it is written."""
 
 RESULTS_FILE = "results_fairness.csv"
 PERFORMANCE_FILE = "results_performance.csv"
@@ -403,7 +404,7 @@ def interval_note(rows: pd.DataFrame) -> str:
     >>> rows = pd.DataFrame({"metric": ["demographic_parity_diff", "disparate_impact_ratio"],
     ...                      "ci_method": ["agresti_caffo", "miettinen_nurminen_ratio"]})
     >>> interval_note(rows)
-    'intervals: agresti_caffo (gaps), miettinen_nurminen_ratio (disparate impact ratio)'
+    "intervals: Agresti-Caffo's adjusted Wald (gaps), Miettinen-Nurminen's score (disparate impact ratio)"
     """
     kinds = {"disparate_impact_ratio": "disparate impact ratio", "equalized_odds_diff": "equalized odds"}
     named: dict[str, list[str]] = {}
@@ -413,7 +414,21 @@ def interval_note(rows: pd.DataFrame) -> str:
             named.setdefault(method, [])
             if kind not in named[method]:
                 named[method].append(kind)
-    return "intervals: " + ", ".join(f"{m} ({', '.join(k)})" for m, k in named.items())
+    return "intervals: " + ", ".join(f"{INTERVAL_DESCRIPTIONS.get(m, m)} ({', '.join(k)})" for m, k in named.items())
+
+
+INTERVAL_DESCRIPTIONS = {
+    "agresti_caffo": "Agresti-Caffo's adjusted Wald",
+    "newcombe": "Newcombe's hybrid score",
+    "miettinen_nurminen": "Miettinen-Nurminen's score",
+    "miettinen_nurminen_ratio": "Miettinen-Nurminen's score",
+    "exact_unconditional": "exact unconditional",
+    "exact_unconditional_ratio": "exact unconditional",
+    "sidak_agresti_caffo": "Sidak's combination of two Agresti-Caffo",
+    "sidak_exact_unconditional": "Sidak's combination of two exact unconditional",
+    "bootstrap": "percentile bootstrap",
+}
+"""What :func:`interval_note` calls each interval method."""
 
 
 def attribute_label(attribute: str) -> str:

@@ -64,7 +64,22 @@ _show(shown.rename_axis("credit history").rename(columns={
     "other_rate": "other denial rate", "gap": "gap", "weight": "weight"}).round(3))
 _figures(2)
 
-# --- block 3 (explainers/conditional-gaps.md, line 120) ---
+# --- block 3 (explainers/conditional-gaps.md, line 114) ---
+import matplotlib.pyplot as plt
+
+fig, ax = plt.subplots(figsize=(7, 3.6))
+size = 400 * history.weight / history.weight.max()
+ax.scatter(history.index, history.black_rate, s=size, label="Black applicants", zorder=3)
+ax.scatter(history.index, history.other_rate, s=size, marker="s", label="other applicants", zorder=3)
+ax.vlines(history.index, history.other_rate, history.black_rate, color="grey", linewidth=1)
+ax.set_xlabel("credit history (1 = no slow payments, 6 = serious delinquencies)")
+ax.set_ylabel("share of applications denied")
+ax.legend(frameon=False)
+fig.tight_layout()
+_show(plt.show())
+_figures(3)
+
+# --- block 4 (explainers/conditional-gaps.md, line 135) ---
 from scipy.stats import hypergeom
 from statsmodels.stats.contingency_tables import StratifiedTable
 
@@ -116,9 +131,9 @@ print(f"exact stratified p: {exact_stratified_p(history):.1e}")
 print(f"Cochran-Mantel-Haenszel p (statsmodels): {cmh.pvalue:.1e}")
 shuffled = shuffled_p(applications, "chist", 2000, np.random.default_rng(7))
 print(f"shuffled p, 2,000 shuffles: {shuffled:.4f}")
-_figures(3)
+_figures(4)
 
-# --- block 4 (explainers/conditional-gaps.md, line 192) ---
+# --- block 5 (explainers/conditional-gaps.md, line 207) ---
 applications["payments"] = pd.cut(applications.pirat, [0, 0.3, 0.4, np.inf], right=False,
                                   labels=["under 30%", "30% to 40%", "40% or more"])
 controls = {
@@ -137,4 +152,4 @@ for name, by in controls.items():
     table = strata_counts(applications, by)
     ladder[name] = (len(table), conditional_gap(table))
     print(f"{name:42s} {len(table):6d} {ladder[name][1]:+7.3f} {exact_stratified_p(table):8.1e}")
-_figures(4)
+_figures(5)

@@ -56,7 +56,22 @@ for error_rate in (0.1, 0.2, 0.3):
     print(f"{error_rate:10.1f} {np.mean(measured):+18.3f} {np.mean(predicted):+8.3f}")
 _figures(2)
 
-# --- block 3 (explainers/inferred-group-membership.md, line 110) ---
+# --- block 3 (explainers/inferred-group-membership.md, line 103) ---
+import matplotlib.pyplot as plt
+
+rates = list(random_errors)
+fig, ax = plt.subplots(figsize=(7, 3.4))
+ax.plot(rates, [random_errors[r][1] for r in rates], color="tab:blue", label="formula")
+ax.plot(rates, [random_errors[r][0] for r in rates], "o", color="tab:orange", label="simulated")
+ax.axhline(true_gap, color="grey", linestyle="--", linewidth=1, label="true gap")
+ax.set_xlabel("share of records with the wrong race")
+ax.set_ylabel("measured gap in flag rate")
+ax.legend(frameon=False)
+fig.tight_layout()
+_show(plt.show())
+_figures(3)
+
+# --- block 4 (explainers/inferred-group-membership.md, line 125) ---
 from sklearn.linear_model import LogisticRegression
 from sklearn.model_selection import train_test_split
 
@@ -77,9 +92,9 @@ print(f"true gap on these defendants: {half_true_gap:+.3f}")
 print(f"gap by inferred race: {hard_gap:+.3f} (the formula for random errors would give "
       f"{(ppv_a + ppv_b - 1) * half_true_gap:+.3f})")
 print(f"gap weighted by the probability of being Black: {weighted_gap:+.3f}")
-_figures(3)
+_figures(4)
 
-# --- block 4 (explainers/inferred-group-membership.md, line 154) ---
+# --- block 5 (explainers/inferred-group-membership.md, line 169) ---
 missing_chance = {"missing completely at random, 30%": np.full(len(people), 0.3),
                   "missing unevenly": np.where(~black & (flagged == 0), 0.5, 0.1)}
 complete_case = {}
@@ -91,4 +106,4 @@ for label, chance in missing_chance.items():
     complete_case[label] = np.mean(gaps)
     print(f"{label:33s} rows kept {1 - chance.mean():.3f}, mean complete-case gap {np.mean(gaps):+.3f}")
 complete_case_gap = complete_case["missing unevenly"]
-_figures(4)
+_figures(5)

@@ -40,7 +40,24 @@ overall_rate = flags.flagged.mean()
 _show(groups.rename_axis("race").round(3))
 _figures(1)
 
-# --- block 2 (explainers/reference-groups.md, line 79) ---
+# --- block 2 (explainers/reference-groups.md, line 77) ---
+import matplotlib.pyplot as plt
+from scipy.stats import binomtest
+
+bounds = [binomtest(int(g.flagged), int(g.rows)).proportion_ci(0.95, method="wilson") for g in groups.itertuples()]
+fig, ax = plt.subplots(figsize=(7, 3.4))
+positions = range(len(groups))
+ax.errorbar(groups["flag rate"], positions, fmt="o",
+            xerr=[groups["flag rate"] - [b.low for b in bounds], [b.high for b in bounds] - groups["flag rate"]])
+ax.axvline(overall_rate, color="grey", linestyle="--", linewidth=1)
+ax.set_yticks(list(positions), groups.index)
+ax.invert_yaxis()
+ax.set_xlabel("share flagged by the score (decile 5 or more)")
+fig.tight_layout()
+_show(plt.show())
+_figures(2)
+
+# --- block 3 (explainers/reference-groups.md, line 96) ---
 from scipy.stats import chi2_contingency
 
 table = np.column_stack([groups.flagged, groups.rows - groups.flagged])
@@ -48,9 +65,9 @@ chi2, omnibus_p, dof, expected = chi2_contingency(table)
 print(f"chi-square test of equal flag rates across {len(groups)} groups: chi2 {chi2:.1f}, "
       f"{dof} degrees of freedom, p {omnibus_p:.1e}")
 print(f"smallest expected count in a cell: {expected.min():.1f}")
-_figures(2)
+_figures(3)
 
-# --- block 3 (explainers/reference-groups.md, line 101) ---
+# --- block 4 (explainers/reference-groups.md, line 118) ---
 from scipy.stats import hypergeom
 from statsmodels.stats.multitest import multipletests
 from faircode.significance import adjust_p_values, significance_report_from_counts
@@ -97,13 +114,13 @@ family_sizes = gaps.family.value_counts()
 findings = gaps.groupby("family").finding.sum()
 for family in ("reference", "rest", "pairs"):
     print(f"family {family}: {family_sizes[family]} tests, {findings[family]} findings after Holm")
-_figures(3)
-
-# --- block 4 (explainers/reference-groups.md, line 153) ---
-_show(by_name[["gap", "p", "holm", "finding"]].round(4))
 _figures(4)
 
-# --- block 5 (explainers/reference-groups.md, line 187) ---
+# --- block 5 (explainers/reference-groups.md, line 170) ---
+_show(by_name[["gap", "p", "holm", "finding"]].round(4))
+_figures(5)
+
+# --- block 6 (explainers/reference-groups.md, line 204) ---
 rates = groups["flag rate"]
 largest_group = groups.index[0]
 best_treated = rates.idxmin()
@@ -113,4 +130,4 @@ print(f"reference = lowest flag rate ({best_treated}): gaps from {(rates - rates
       f"to {(rates - rates[best_treated]).max():+.3f}")
 print(f"largest gap between any two groups (between_groups): {rates.max() - rates.min():.3f}")
 print(f"largest gap to the overall rate {overall_rate:.3f} (to_overall): {np.max(np.abs(rates - overall_rate)):.3f}")
-_figures(5)
+_figures(6)

@@ -68,19 +68,39 @@ for label, gaps in (("every card holder", everyone), ("granted only", on_record)
               f"measured on {r.n_disadvantaged} young and {r.n_advantaged} older")
 _figures(2)
 
-# --- block 3 (explainers/selective-labels.md, line 139) ---
+# --- block 3 (explainers/selective-labels.md, line 134) ---
+import matplotlib.pyplot as plt
+from scipy.stats import binomtest
+
+fig, ax = plt.subplots(figsize=(7, 3.4))
+for offset, (label, gaps) in enumerate((("every card holder", everyone), ("granted only", on_record))):
+    r = gaps["TPR"]
+    for shift, (group, rate, n) in enumerate((("young", r.rate_disadvantaged, r.n_disadvantaged),
+                                              ("older", r.rate_advantaged, r.n_advantaged))):
+        ci = binomtest(round(rate * n), n).proportion_ci(0.95, method="wilson")
+        ax.bar(offset + 0.38 * shift, rate, width=0.36, color=("tab:orange", "tab:blue")[shift],
+               label=group if offset == 0 else None)
+        ax.errorbar(offset + 0.38 * shift, rate, yerr=[[rate - ci.low], [ci.high - rate]], color="black", capsize=3)
+ax.set_xticks([0.19, 1.19], ["every card holder", "granted only"])
+ax.set_ylabel("true positive rate (defaulters flagged)")
+ax.legend(frameon=False)
+fig.tight_layout()
+_show(plt.show())
+_figures(3)
+
+# --- block 4 (explainers/selective-labels.md, line 159) ---
 granted_strictly = np.where(young, past_risk < 0.25, past_risk < 0.5)
 stricter = error_rate_gaps(granted_strictly)
 print(f"granted: young {granted_strictly[young].mean():.3f}, older {granted_strictly[~young].mean():.3f}")
 for name, r in stricter.items():
     print(f"stricter policy {name} gap {r.value:+.3f} ({r.ci_low:+.3f} to {r.ci_high:+.3f}), p {r.p_value:.3f}, "
           f"{r.n_disadvantaged} young, {r.n_advantaged} older")
-_figures(3)
+_figures(4)
 
-# --- block 4 (explainers/selective-labels.md, line 159) ---
+# --- block 5 (explainers/selective-labels.md, line 179) ---
 from faircode.metrics import demographic_parity_diff
 
 parity = demographic_parity_diff(defaulted, flags, young, significance=True)
 print(f"flag rate, every card holder: young {parity.rate_disadvantaged:.3f}, older {parity.rate_advantaged:.3f}, "
       f"gap {parity.value:+.3f} ({parity.ci_low:+.3f} to {parity.ci_high:+.3f})")
-_figures(4)
+_figures(5)

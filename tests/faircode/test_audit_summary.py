@@ -263,7 +263,7 @@ def test_results_table_shows_the_seed_spread_and_the_note_names_the_interval():
                                 seed_share_opposite_sign=0.0645)
     parity = audit_summary.results_table(rows).loc[("race", "demographic parity")]
     assert parity["95% interval"] == "-0.081 to -0.020"
-    assert audit_summary.interval_note(rows) == "intervals: agresti_caffo (gaps, disparate impact ratio)"
+    assert audit_summary.interval_note(rows) == "intervals: Agresti-Caffo's adjusted Wald (gaps, disparate impact ratio)"
     assert (parity["seed sd"], parity["seed range"], parity["seeds opposite sign"]) == ("0.031",
                                                                                         "-0.010 to +0.092", "6%")
 
