@@ -21,7 +21,7 @@ from faircode.manifest import Manifest, intersection_name, load_manifest
 from faircode.significance import format_p
 
 __all__ = [
-    "FAVOURABLE_RATIO_LABEL", "GROUP_COLUMNS", "HARMFUL_RATIO_LABEL", "HEADLINE_METRICS", "INTERVAL_LABELS",
+    "FAVOURABLE_RATIO_LABEL", "GROUP_COLUMNS", "HARMFUL_RATIO_LABEL", "HEADLINE_METRICS", "INTERVAL_DESCRIPTIONS",
     "METRIC_LABELS", "RESULT_COLUMNS", "STRATEGY_LABELS",
     "audit_groups", "audit_overview", "audit_results",
     "SPREAD_RESULT_COLUMNS", "default_results_dir", "describe_groups", "favourable_ratio", "group_table",
@@ -82,21 +82,6 @@ STRATEGY_LABELS = {
     "group_thresholds": "group thresholds",
 }
 """A reader's name for each mitigation strategy of the results file."""
-
-INTERVAL_LABELS = {
-    "agresti_caffo": "Agresti-Caffo",
-    "newcombe": "Newcombe",
-    "miettinen_nurminen": "Miettinen-Nurminen",
-    "miettinen_nurminen_ratio": "Miettinen-Nurminen",
-    "exact_unconditional": "exact",
-    "exact_unconditional_ratio": "exact",
-    "sidak_agresti_caffo": "Sidak, Agresti-Caffo",
-    "sidak_exact_unconditional": "Sidak, exact",
-    "bootstrap": "bootstrap",
-}
-"""A reader's short name for each interval method (``ci_method``) of the results file, short
-enough for the audit tables' column (:func:`interval_note` says what each is); a method not
-listed is shown as it is written."""
 
 RESULTS_FILE = "results_fairness.csv"
 PERFORMANCE_FILE = "results_performance.csv"
@@ -250,8 +235,8 @@ def results_table(rows: pd.DataFrame, *, alpha: float = 0.05) -> pd.DataFrame:
     pandas.DataFrame
         Indexed by attribute and metric (readable names; on an audit whose positive label is
         adverse the ratio row is named :data:`HARMFUL_RATIO_LABEL`), with text columns: the gap
-        (signed; the ratio unsigned), its 95% interval and the interval's name
-        (:data:`INTERVAL_LABELS`), the p-value and the Holm p-value as
+        (signed; the ratio unsigned), its 95% interval (:func:`interval_note` names each
+        metric's interval in words), the p-value and the Holm p-value as
         :func:`faircode.significance.format_p` writes them, the minimum detectable gap, the
         rows compared, whether it is a finding, and the small-sample flag. Rows joined by
         :func:`with_seed_spread` add the gap's standard deviation and range over the seed
@@ -263,7 +248,6 @@ def results_table(rows: pd.DataFrame, *, alpha: float = 0.05) -> pd.DataFrame:
         "gap": [_gap_text(v, m) for v, m in zip(rows.value, rows.metric)],
         "95% interval": [f"{_gap_text(lo, m)} to {_gap_text(hi, m)}"
                          for lo, hi, m in zip(rows.ci_low, rows.ci_high, rows.metric)],
-        "interval": rows.get("ci_method", pd.Series("", index=rows.index)).map(_interval_text),
         "p": rows.p_value.map(_p_text),
         "Holm p": rows.p_adjusted.map(_p_text),
         "MDG": rows.minimum_detectable_gap.map(_gap_text),
@@ -440,10 +424,6 @@ def attribute_label(attribute: str) -> str:
     ('race by sex', 'national origin')
     """
     return attribute.replace("_x_", " by ").replace("_", " ")
-
-
-def _interval_text(method) -> str:
-    return INTERVAL_LABELS.get(method, method) if isinstance(method, str) and method else "n/a"
 
 
 def _metric_names(rows: pd.DataFrame) -> list[str]:
