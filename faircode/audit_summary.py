@@ -10,6 +10,7 @@ into the tables a reader sees on an audit's page.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -438,7 +439,9 @@ def _metric_names(rows: pd.DataFrame) -> list[str]:
     return names
 
 
+@lru_cache(maxsize=None)
 def _outcome(audit: str) -> str:
+    """Whether the audit's positive label is 'adverse' or 'favourable' (its manifest, read once)."""
     return load_manifest(find_manifest_path(audit)).label.outcome
 
 

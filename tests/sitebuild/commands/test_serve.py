@@ -42,10 +42,7 @@ def preview(tmp_path):
 
 
 def wait_for_version(state, version, seconds=20):
-    deadline = time.monotonic() + seconds
-    while state.version < version and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert state.version >= version, f"the watcher did not rebuild: {getattr(state, 'log', [])}"
+    wait_until(lambda: state.version >= version, state, seconds)
 
 
 def test_pages_get_the_reload_script_only_when_served(preview):
