@@ -34,6 +34,9 @@ from sitebuild.errors import ConfigError, SiteBuildError
 WATCH_STEP_MS = 30
 #: While no event comes, the watched files are compared with their last snapshot this often (ms).
 SAFETY_CHECK_MS = 5000
+#: A change is built once the watched files have held still this long (s): an editor's save
+#: (truncate, then write) or a save of two files then starts one rebuild, not two.
+SETTLE_SECONDS = 0.03
 #: After an unexpected error, the watcher waits this long (s) before looking again.
 ERROR_PAUSE_SECONDS = 1.0
 LONG_POLL_SECONDS = 20.0
@@ -315,6 +318,19 @@ def _wait_for_change(config: BuildConfig, paths: list[Path], stop: threading.Eve
             return
 
 
+def settled_snapshot(paths: list[Path], source: Path, current: dict, stop: threading.Event) -> dict:
+    """The snapshot of ``paths`` once two looks ``SETTLE_SECONDS`` apart agree (at most 20
+    looks, so a file rewritten without pause is still built)."""
+    for _ in range(20):
+        if stop.wait(SETTLE_SECONDS):
+            break
+        again = snapshot(paths, source)
+        if again == current:
+            break
+        current = again
+    return current
+
+
 def watch(config: BuildConfig, state: ServeState, progress: Callable[[str], None], stop: threading.Event,
           last: dict | None = None) -> None:
     """Wait for file events on what the site is made of; rebuild after each change
@@ -328,6 +344,7 @@ def watch(config: BuildConfig, state: ServeState, progress: Callable[[str], None
             if current == last:
                 _wait_for_change(config, paths, stop, last)
                 continue
+            current = settled_snapshot(paths, config.source, current, stop)
             progress("change detected; rebuilding")
             rebuild(config, state, progress)
             with state.lock:
