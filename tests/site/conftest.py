@@ -41,10 +41,10 @@ def toolkit_site(tmp_path_factory) -> BuiltSite:
 
 
 @pytest.fixture(scope="session")
-def real_site(tmp_path_factory) -> RealSite:
+def real_site(tmp_path_factory, real_pages_cache) -> RealSite:
     """The repository's own site, built once for the whole session (a few minutes when
     many pages changed since the repository's cache was filled)."""
-    return build_real_site(tmp_path_factory.mktemp("real"))
+    return build_real_site(tmp_path_factory.mktemp("real"), real_pages_cache)
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):
