@@ -52,7 +52,12 @@ def copy_project(tmp: Path, root: Path, cache_seed: Path | None) -> tuple[Path, 
     seed = cache_seed or root / ".cache" / "sitebuild"
     if (seed / "pages").is_dir():
         cache.mkdir()
-        shutil.copytree(seed / "pages", cache / "pages")
+        for name in ("pages", "package-sets"):  # an entry names its package set: without it, it is discarded
+            if (seed / name).is_dir():
+                shutil.copytree(seed / name, cache / name)
+        for name in ("index.json", ".sitebuild-cache"):  # the marker: the copy is the engine's own cache
+            if (seed / name).is_file():
+                shutil.copy2(seed / name, cache / name)
     return source, tmp / "site", cache
 
 
@@ -230,7 +235,11 @@ def main(argv: list[str] | None = None) -> int:
             if not serve.url:
                 raise SystemExit("serve did not start:\n" + "\n".join(line for _, line in serve.lines[-30:]))
             print(f"serving on {serve.url} after {time.time() - started:.1f} s", file=sys.stderr)
-            rounds = measure_preview(serve, path, f"{serve.url}{args.page}.html", args.edits)
+            try:
+                rounds = measure_preview(serve, path, f"{serve.url}{args.page}.html", args.edits)
+            except Exception as error:
+                raise SystemExit(f"{type(error).__name__}: {error}\nthe server's last lines:\n"
+                                 + "\n".join(line for _, line in serve.lines[-30:])) from error
         finally:
             serve.stop()
         build = [sys.executable, str(ROOT / "build.py"), "build", *common]
