@@ -23,7 +23,9 @@ from sitebuild.errors import ConfigError
 from sitebuild.source.tokens import inline_children
 from sitebuild.yamltext import describe_yaml_error, safe_yaml, yaml_errors
 
-CITATION = re.compile(r"\[@([A-Za-z][\w:.-]*)\]")
+#: ``[@key]`` or ``[@key1; @key2]``: a citation in parentheses (group 1: the keys as written).
+CITATION = re.compile(r"\[(@[A-Za-z][\w:.-]*(?:\s*;\s*@[A-Za-z][\w:.-]*)*)\]")
+CITATION_KEY = re.compile(r"@([A-Za-z][\w:.-]*)")
 ENTRY_ID = re.compile(r"^\s*(?:-\s+)?id:\s*[\"']?([A-Za-z][\w:.-]*)")
 NO_LINK = ("bibliography entry {key!r} has neither a doi nor a url: add the work's DOI (doi: 10.xxxx/...) or its "
            "address (url: https://...)")
@@ -148,6 +150,18 @@ def entries_without_link(path: Path, entries: dict[str, Reference]) -> list[tupl
 
 # -- Markdown: [@key] -> citation tokens ------------------------------------------------
 
+def citation_keys(match: re.Match) -> list[str]:
+    """The keys of one :data:`CITATION` match, in the order written."""
+    return CITATION_KEY.findall(match.group(1))
+
+
+def short_citation(keys: list[str], entries: dict[str, Reference], cite=None) -> str:
+    """"(Hardt et al. 2016; Kleinberg et al. 2017)": each key by ``cite(key, entry)`` (plain
+    "Author Year" by default; an unknown key as ``@key``), in parentheses."""
+    cite = cite or (lambda key, entry: entry.short() if entry else f"@{key}")
+    return "(" + "; ".join(cite(key, entries.get(key)) for key in keys) + ")"
+
+
 def _split_citations(child: Token, leading: bool) -> list[Token]:
     """A text token cut into text and ``citation`` tokens (``meta``: key, full)."""
     out, cursor = [], 0
@@ -156,9 +170,11 @@ def _split_citations(child: Token, leading: bool) -> list[Token]:
             text = Token("text", "", 0)
             text.content = child.content[cursor:match.start()]
             out.append(text)
+        keys = citation_keys(match)
         cite = Token("citation", "", 0)
         cite.content = match.group(0)
-        cite.meta = {"key": match.group(1), "full": leading and match.start() == 0 and not out}
+        cite.meta = {"key": keys[0], "keys": keys,
+                     "full": leading and match.start() == 0 and not out and len(keys) == 1}
         out.append(cite)
         cursor = match.end()
     if cursor < len(child.content):
@@ -193,8 +209,9 @@ def citations_plugin(md: MarkdownIt) -> None:
 
 def page_citations(tokens: list[Token]) -> list[tuple[int, str, bool]]:
     """Every citation of a page: (.md line, key, full)."""
-    return [(line, child.meta["key"], child.meta["full"])
-            for line, _, _, child in inline_children(tokens) if child.type == "citation"]
+    return [(line, key, child.meta["full"])
+            for line, _, _, child in inline_children(tokens) if child.type == "citation"
+            for key in child.meta.get("keys", [child.meta["key"]])]
 
 
 def unknown_key_message(key: str, entries: dict[str, Reference], bibliography: str) -> str:
@@ -208,13 +225,19 @@ def unknown_key_message(key: str, entries: dict[str, Reference], bibliography: s
 
 
 def render_citation(token: Token, entries: dict[str, Reference]) -> str:
-    """A citation token as HTML (an unknown key shows as written, marked)."""
-    entry = entries.get(token.meta["key"])
-    if entry is None:
-        return f'<span class="citation citation-unknown">{escape(token.content)}</span>'
-    if token.meta["full"]:
+    """A citation token as HTML: the whole entry where it opens a list item, else "(Author
+    Year; ...)" with each name linked to its entry (an unknown key shows as written, marked)."""
+    keys = token.meta.get("keys", [token.meta["key"]])
+    entry = entries.get(keys[0])
+    if token.meta["full"] and entry is not None:
         return f'<span class="reference" id="ref-{escape(entry.key)}">{entry.full_html()}</span>'
-    return f'<a class="citation" href="#ref-{escape(entry.key)}">{escape(entry.short())}</a>'
+
+    def cite(key: str, entry: Reference | None) -> str:
+        if entry is None:
+            return f'<span class="citation citation-unknown">@{escape(key)}</span>'
+        return f'<a class="citation" href="#ref-{escape(entry.key)}">{escape(entry.short())}</a>'
+
+    return short_citation(keys, entries, cite)
 
 
 def references_section(tokens: list[Token], entries: dict[str, Reference]) -> str:

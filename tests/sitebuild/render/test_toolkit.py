@@ -190,7 +190,7 @@ def test_the_search_index_holds_the_rendered_words(tmp_path):
     bibliography = {"good2005": Reference("good2005", ("Good, P.",), "Permutation Tests", "2005")}
     fields = search_fields(page, ExecutedPage(slug="page", inline=[InlineValue(0, "0.05")]), bibliography)
     assert fields == {"headings": "The gap of 0.05",
-                      "text": "The gap is not significant at 0.05 Good 2005, see 1998 and for the four-fifths rule."}
+                      "text": "The gap is not significant at 0.05 (Good 2005), see 1998 and for the four-fifths rule."}
 
 
 def test_an_inline_value_not_computed_is_left_out_of_the_index(tmp_path):
