@@ -14,8 +14,8 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from sitebuild.execution.executed import ClaimValue, ExecutedPage, InlineValue, PageError
-from sitebuild.execution.extract import KERNEL_SETUP_CELL
+from sitebuild.execution.executed import ClaimValue, ExecutedPage, ExecutionDraft, InlineValue, PageError
+from sitebuild.execution.extract import KERNEL_SETUP_CELL, kernel_notebook
 from sitebuild.execution.kernels import NOTE_SINK, Kernel, kill_live_kernels, kill_tree, note_once, start_kernel
 from sitebuild.execution.outputs import DEPS_MIME, ERROR_MIME, BlockError, convert_outputs
 from sitebuild.execution.template import Preload, add_preload_record
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 
 
-@dataclass
+@dataclass(frozen=True)
 class ExecutionJob:
     """What a worker needs to run one page (picklable)."""
 
@@ -56,7 +56,7 @@ def notebook_outputs(raw: list) -> list[dict]:
     return cleaned
 
 
-def _record_block(result: ExecutedPage, job: ExecutionJob, n: int, cell: NotebookNode) -> BlockError | None:
+def _record_block(result: ExecutionDraft, job: ExecutionJob, n: int, cell: NotebookNode) -> BlockError | None:
     outputs, figures, error = convert_outputs(job.slug, n, cell.get("outputs", []))
     result.blocks[n] = outputs
     result.figures.update(figures)
@@ -64,12 +64,12 @@ def _record_block(result: ExecutedPage, job: ExecutionJob, n: int, cell: Noteboo
     return error
 
 
-def _record_finish(result: ExecutedPage, job: ExecutionJob, cell: NotebookNode) -> None:
+def _record_finish(result: ExecutionDraft, job: ExecutionJob, cell: NotebookNode) -> None:
     for raw in cell.get("outputs", []):
         report = raw.get("data", {}).get(DEPS_MIME)
         if report is None:
             continue
-        result.deps = report["deps"]
+        result.trace = report["deps"]
         result.python = report["python"]
         result.inline = [InlineValue(i, v.get("value", ""), v.get("error", "")) for i, v in enumerate(report["inline"])]
         result.claims = [ClaimValue(i, v.get("holds"), v.get("values", []), v.get("error", ""))
@@ -85,7 +85,7 @@ def _where(role: str, n: int | None) -> str:
             "finish": "while evaluating inline values"}[role]
 
 
-def _run_cells(client, job: ExecutionJob, result: ExecutedPage, deadline: float, prepared: bool = False) -> None:
+def _run_cells(client, job: ExecutionJob, result: ExecutionDraft, deadline: float, prepared: bool = False) -> None:
     """Run the notebook's cells in order, recording each block; a ``prepared`` kernel has
     run the setup cell already."""
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
@@ -180,12 +180,12 @@ def _execute_once(job: ExecutionJob, kernel: Kernel | None, ready: Callable[[], 
     from nbclient import NotebookClient
 
     started = time.monotonic()
-    result = ExecutedPage(slug=job.slug)
+    result = ExecutionDraft(slug=job.slug, reason=job.reason)
     try:
         kernel = kernel or start_kernel(job.root, template)
     except Exception as error:
         result.error, result.status = PageError("kernel", f"the kernel could not start: {error}"), "failed"
-        return result
+        return result.finished()
     client = NotebookClient(copy.deepcopy(job.notebook), km=kernel.manager, timeout=int(job.timeout) + 1,
                             allow_errors=True, interrupt_on_timeout=False, record_timing=False,
                             resources={"metadata": {"path": job.root}})
@@ -197,10 +197,10 @@ def _execute_once(job: ExecutionJob, kernel: Kernel | None, ready: Callable[[], 
         with client.setup_kernel():
             ready()
             _run_cells(client, job, result, started + job.timeout, prepared=prepared is not None)
-            if job.learn_modules and result.error is None and result.deps:
-                result.deps[INSTALLED_MODULES] = _installed_modules(client)
-        if result.deps and kernel.preload_record is not None:  # what a fresh kernel's imports would record
-            add_preload_record(result.deps, kernel.preload_record, job.root)
+            if job.learn_modules and result.error is None and result.trace:
+                result.trace[INSTALLED_MODULES] = _installed_modules(client)
+        if result.trace and kernel.preload_record is not None:  # what a fresh kernel's imports would record
+            add_preload_record(result.trace, kernel.preload_record, job.root)
     except Exception as error:  # a kernel that cannot start or a broken channel fails this page only
         if result.error is None:
             result.error = PageError("kernel", f"the kernel failed: {type(error).__name__}: {error}")
@@ -213,7 +213,7 @@ def _execute_once(job: ExecutionJob, kernel: Kernel | None, ready: Callable[[], 
     result.seconds = time.monotonic() - started
     if result.error is not None:
         result.status = "failed"
-    return result
+    return result.finished()
 
 
 #: The key of a page's record under which the kernel's installed modules are handed to the build.
@@ -394,15 +394,13 @@ def _run_in_processes(jobs: list[ExecutionJob], count: int, done: Callable[[Exec
                 kill_tree(process.pid)
     for job in jobs:
         if job.slug not in finished:
-            done(ExecutedPage(slug=job.slug, status="failed",
-                              error=PageError("kernel",
-                                              "the worker process running this page died; run it alone with --only")))
+            done(ExecutedPage(slug=job.slug, status="failed", reason=job.reason, error=PageError(
+                "kernel", "the worker process running this page died; run it alone with --only")))
 
 
-def make_job(page, root: Path, timeout: float) -> ExecutionJob:
-    """The execution job of a :class:`~sitebuild.source.read.Page`."""
-    from sitebuild.execution.extract import kernel_notebook
-
+def make_job(page, root: Path, timeout: float, reason: str = "", learn_modules: bool = False) -> ExecutionJob:
+    """The execution job of a :class:`~sitebuild.source.read.Page`, which runs for ``reason``
+    (with ``learn_modules``, the kernel is asked which installed modules it holds)."""
+    expect_error = frozenset(b.n for b in page.code_blocks if b.options.get("expect-error"))
     return ExecutionJob(slug=page.slug, rel_path=page.rel_path, root=str(root), notebook=kernel_notebook(page),
-                        timeout=timeout,
-                        expect_error=frozenset(b.n for b in page.code_blocks if b.options.get("expect-error")))
+                        timeout=timeout, expect_error=expect_error, reason=reason, learn_modules=learn_modules)

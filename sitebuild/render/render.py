@@ -8,6 +8,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Mapping
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
@@ -156,16 +157,15 @@ def _provenance_for(pages: list[Page], executed: dict[str, ExecutedPage], root: 
     return collect_provenance(root, reads, modules)
 
 
-def render_site(pages: list[Page], executed: dict[str, ExecutedPage], report: list[ReportRow], *,
-                templates: Path, site_title: str = "", themes: tuple[str, ...] = (),
-                annotations: dict[str, PageMarks] | None = None, data_theme: str = "",
-                site: SiteConfig | None = None, root: Path | None = None,
+def render_site(pages: list[Page], executed: Mapping[str, ExecutedPage], report: list[ReportRow],
+                site: SiteConfig, *, templates: Path, annotations: Mapping[str, PageMarks] | None = None,
+                root: Path | None = None,
                 provenance: Provenance | None = None, reused: dict[str, Path] | None = None,
                 kept: dict[str, Path] | None = None, bytecode_dir: Path | None = None,
                 highlights: HighlightMemo | None = None) -> RenderedSite:
     """Render the whole site into memory; raises nothing for a page without an execution.
     ``annotations`` holds the number marks of each page, by slug. ``site`` (site.yaml)
-    gives the title, themes, links and footer; ``root`` (the repository) the commit,
+    gives the title, themes, data theme, links and footer; ``root`` (the repository) the commit,
     versions and data digests shown on the pages (``provenance``, if given, instead).
     ``reused`` holds the files of pages already rendered (slug, or "/index.html",
     "/report.html", "/404.html" -> the file of the last site, see
@@ -174,8 +174,7 @@ def render_site(pages: list[Page], executed: dict[str, ExecutedPage], report: li
     holds all of them. ``bytecode_dir`` keeps the compiled templates between builds, and
     ``highlights`` the highlighted code."""
     highlights = highlights or HighlightMemo()
-    site = site or SiteConfig(title=site_title or SiteConfig.title, themes=themes, data_theme=data_theme)
-    themes, data_theme = site.themes or themes, site.data_theme or data_theme
+    themes, data_theme = site.themes, site.data_theme
     env = make_environment(templates, bytecode_dir)
     md = make_markdown()
     ordered = ordered_pages(pages, themes)

@@ -14,13 +14,15 @@ import hashlib
 import os
 from dataclasses import fields
 from pathlib import Path
+from typing import Mapping
 
 from sitebuild.store.files import stat_line, tree_lines
 from sitebuild.store.memo import Memo, engine_version
+from sitebuild.store.stamp import output_state
 
 KEYS_FILE = "rendered.json"
 #: ExecutedPage fields that never reach a page's HTML.
-NOT_RENDERED = ("seconds", "status", "reason", "deps", "figures", "warnings", "notebook_outputs", "digest")
+NOT_RENDERED = ("seconds", "status", "reason", "deps", "trace", "figures", "warnings", "notebook_outputs", "digest")
 #: Ends the signature of a page whose downloads it does not cover.
 HTML_ONLY = "-html"
 
@@ -78,12 +80,16 @@ def _file_name(key: str) -> str:
 
 
 class _Listings:
-    """The names in the folders of the last site, each folder listed once."""
+    """The names in the folders of the last site, each folder listed once; with the states
+    the last build ``written`` its files in, a file is there only while in that state (one
+    deleted or edited by hand is not kept)."""
 
-    def __init__(self, out: Path):
-        self.out, self.names = out, {}
+    def __init__(self, out: Path, written: Mapping[str, list[int]] | None = None):
+        self.out, self.names, self.written = out, {}, written
 
     def has(self, rel: str) -> bool:
+        if self.written is not None:
+            return rel in self.written and output_state(self.out / rel) == self.written[rel]
         folder, _, name = rel.rpartition("/")
         if folder not in self.names:
             try:
@@ -94,13 +100,14 @@ class _Listings:
 
 
 class RenderCache:
-    """The digests of the pages of the last site, and their files, found in ``out``."""
+    """The digests of the pages of the last site, and their files, found in ``out`` (in the
+    states the last build wrote them, when ``written`` gives those)."""
 
-    def __init__(self, cache_dir: Path, out: Path):
+    def __init__(self, cache_dir: Path, out: Path, written: Mapping[str, list[int]] | None = None):
         self.memo, self.out = Memo(cache_dir / KEYS_FILE, "rendered pages", engine_version()), out
         self.keys: dict[str, str] = self.memo.load({})
         self.new_keys: dict[str, str] = {}
-        self.listings = _Listings(out)
+        self.listings = _Listings(out, written)
 
     def reusable(self, signatures: dict[str, str]) -> dict[str, Path]:
         """The HTML file of the last site for each page whose signature is unchanged (by

@@ -73,7 +73,7 @@ class FrontMatter:
     cache: bool = True
 
 
-@dataclass
+@dataclass(frozen=True)
 class Page:
     """A source explainer, parsed."""
 

@@ -4,13 +4,16 @@
   script, site.yaml and engine module, of the git files naming the commit checked out
   (every page names it), and of the build's options, taken when the build *started* (an
   edit during the build makes the next one run);
-- what the pages depended on, as recorded when they were read: each file's state, the
-  digest of each folder listed, each environment variable's value, each package's state
-  and the declared inputs.
+- what the pages depended on, as recorded when they were read: one state line per
+  record of :mod:`sitebuild.execution.deps` (a file's state, the digest of a folder
+  listed, a variable's value, a package's state), which the record's own kind takes again;
+- the site as written: each file the build wrote into the output folder, with its state
+  (size, modification time, inode), so a file deleted or edited there makes the next
+  build write it again.
 
-If both still hold and the output folder is there, the build has nothing to do. Standard
-library only, so the check itself costs a few milliseconds. :func:`recorded_inputs` gives
-the files and folders the last build recorded (what ``serve`` watches)."""
+If all of it still holds, the build has nothing to do. Standard library only, so the
+check itself costs a few milliseconds. :func:`recorded_inputs` gives the files and
+folders the last build recorded (what ``serve`` watches)."""
 
 from __future__ import annotations
 
@@ -18,27 +21,24 @@ import hashlib
 import json
 import os
 from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping
 
-from sitebuild.store.files import (
-    RACY_NS,
-    git_entry,
-    is_racy,
-    listing_digest,
-    package_stamp,
-    path_state,
-    stat_line,
-    tree_lines,
-)
+from sitebuild.store.files import RACY_NS, git_entry, stat_line, tree_lines
 from sitebuild.store.memo import Memo
 
 __all__ = ["RACY_NS", "stat_line", "tree_lines", "fingerprint", "deps_state", "read_stamp", "write_stamp",
-           "is_up_to_date",
-           "recorded_inputs", "write_recorded_inputs", "generated_digest", "STAMP_FILE", "INPUTS_FILE"]
+           "is_up_to_date", "recorded_inputs", "write_recorded_inputs", "generated_digest", "output_state",
+           "site_states", "site_unchanged", "read_site_files", "write_site_files", "STAMP_FILE", "INPUTS_FILE",
+           "SITE_FILES", "CurrentState"]
 
-STAMP_FORMAT = 2
+STAMP_FORMAT = 3
 STAMP_FILE = "last-build.json"
 INPUTS_FILE = "recorded-inputs.json"  # what the last build's pages read, stamp or not
 INPUTS_FORMAT = "1"
+SITE_FILES = "site-files.json"  # the files the last build wrote into the output folder, with their states
+SITE_FILES_FORMAT = "1"
+#: Takes a stamp's state line again: (line, its recorded state, root, environment) -> the state now.
+CurrentState = Callable[[str, Any, Path, Mapping[str, str]], Any]
 PACKAGE_DIR = Path(__file__).resolve().parent.parent  # the whole engine, every stage
 
 
@@ -78,16 +78,53 @@ def generated_digest(source: Path, extra: dict) -> str:
     return hashlib.sha256("\n".join(lines).encode()).hexdigest()
 
 
-def deps_state(root: Path, record: dict, env: dict[str, str]) -> dict:
-    """The current state of what ``record`` (a stamp's ``deps``) names, in the same form,
-    so that the two are equal when nothing changed."""
-    return {
-        "files": {name: path_state(root / name) for name in record.get("files", {})},
-        "listings": {folder: listing_digest(root / folder) for folder in record.get("listings", {})},
-        "env": {name: env.get(name) for name in record.get("env", {})},
-        "packages": {name: package_stamp(stamp[0]) if stamp else None
-                     for name, stamp in record.get("packages", {}).items()},
-    }
+def deps_state(root: Path, record: Mapping[str, Any], env: Mapping[str, str], current: CurrentState) -> dict:
+    """The current state of each line of ``record`` (a stamp's ``deps``: line -> state),
+    taken by ``current``, so that the two are equal when nothing changed."""
+    return {line: current(line, recorded, root, env) for line, recorded in record.items()}
+
+
+def output_state(path: str | Path) -> list[int] | None:
+    """The state of a file the build wrote (size, modification time, inode), or None when
+    it is missing. The change time is left out: linking a file into the next site, and
+    removing the replaced site, change it without changing the file."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return [stat.st_size, stat.st_mtime_ns, stat.st_ino]
+
+
+def site_states(out: Path) -> dict[str, list[int]]:
+    """The :func:`output_state` of every file in the output folder, by its path there."""
+    states: dict[str, list[int]] = {}
+    for folder, _, names in os.walk(out):
+        for name in names:
+            path = os.path.join(folder, name)
+            state = output_state(path)
+            if state is not None:
+                states[os.path.relpath(path, out).replace(os.sep, "/")] = state
+    return states
+
+
+def site_unchanged(out: Path, recorded: Mapping[str, list[int]]) -> bool:
+    """True when every file of ``recorded`` is in ``out`` in the state recorded."""
+    return bool(recorded) and all(output_state(out / rel) == state for rel, state in recorded.items())
+
+
+def site_files_memo(cache_dir: Path) -> Memo:
+    """The memo of the files the last build wrote into the output folder, with their states."""
+    return Memo(cache_dir / SITE_FILES, "site as written", SITE_FILES_FORMAT)
+
+
+def read_site_files(cache_dir: Path) -> dict[str, list[int]]:
+    """The files the last build wrote into the output folder, with their states ({} when unknown)."""
+    return site_files_memo(cache_dir).load({}, lambda states: all(isinstance(s, list) for s in states.values()))
+
+
+def write_site_files(cache_dir: Path, states: Mapping[str, list[int]]) -> None:
+    """Keep the states of the files just written into the output folder."""
+    site_files_memo(cache_dir).save(dict(states))
 
 
 def stamp_memo(path: Path) -> Memo:
@@ -105,25 +142,20 @@ def write_stamp(path: Path, stamp: dict) -> None:
     stamp_memo(path).save(stamp)
 
 
-def is_fresh(record: dict) -> bool:
-    """False when a file state in ``record`` is too recent to vouch for its contents."""
-    return not any(state and is_racy(state) for state in record.get("files", {}).values())
-
-
 def is_up_to_date(path: Path, out: Path, root: Path, source: Path, templates: Path, options: dict,
-                  env: dict[str, str] | None = None, generated: dict | None = None) -> bool:
-    """True when the last successful build's fingerprint and dependencies still hold and
-    its site exists. ``env`` is the environment the kernels get (default ``os.environ``)."""
+                  env: Mapping[str, str] | None = None, generated: dict | None = None, *,
+                  current: CurrentState) -> bool:
+    """True when the last successful build's fingerprint, dependencies (each line taken
+    again by ``current``) and written site still hold. ``env`` is the environment the
+    kernels get (default ``os.environ``)."""
     stamp = read_stamp(path)
-    if not stamp or not (out / "index.html").exists():
+    if not stamp or not site_unchanged(out, stamp.get("site", {})):
         return False
     if fingerprint(root, source, templates, options) != stamp.get("fingerprint") \
             or generated_digest(source, generated or {}) != stamp.get("generated"):
         return False
     record = stamp.get("deps", {})
-    return deps_state(root, record, dict(os.environ) if env is None else env) == {k: record.get(k, {}) for k in
-                                                                                   ("files", "listings", "env",
-                                                                                    "packages")}
+    return deps_state(root, record, dict(os.environ) if env is None else env, current) == record
 
 
 def recorded_inputs(cache_dir: Path, root: Path) -> list[Path]:
@@ -139,9 +171,9 @@ def inputs_memo(cache_dir: Path) -> Memo:
     return Memo(cache_dir / INPUTS_FILE, "recorded inputs", INPUTS_FORMAT)
 
 
-def write_recorded_inputs(cache_dir: Path, record: dict) -> None:
-    """Keep the names of the files and folders the pages read or listed, for ``serve``:
+def write_recorded_inputs(cache_dir: Path, names: Iterable[str]) -> None:
+    """Keep the names of the files and folders the pages depended on, for ``serve``:
     written after every build that renders, even when the stamp itself is not (a racy or
     volatile build), so the preview never stops watching a data file."""
     # A prose edit reads the same files: the memo holds them already, and is not written.
-    inputs_memo(cache_dir).save(sorted(set(record.get("files", {})) | set(record.get("listings", {}))))
+    inputs_memo(cache_dir).save(sorted(set(names)))

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import os
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from sitebuild.execution.cache import ExecutionCache, page_key
-from sitebuild.execution.deps import FileHasher, code_digest
+from sitebuild.execution.deps import FileHasher, Package, code_digest
 from sitebuild.execution.executed import ExecutedPage, InlineValue
 from sitebuild.execution.outputs import Output
 from sitebuild.source.read import read_page
@@ -40,7 +41,7 @@ def kernel_record(root: Path, changed: bool = False) -> dict:
 def result(root: Path, changed: bool = False) -> ExecutedPage:
     return ExecutedPage(slug="p", blocks={1: [Output("stream", "hello\n", ["hello"])]},
                         figures={"p-1-1.png": b"\x89PNG"},
-                        deps=kernel_record(root, changed), inline=[InlineValue(0, "1.0")], python="3", seconds=1.5)
+                        trace=kernel_record(root, changed), inline=[InlineValue(0, "1.0")], python="3", seconds=1.5)
 
 
 def open_cache(root: Path, **env) -> ExecutionCache:
@@ -98,8 +99,7 @@ def test_failed_pages_are_not_stored(tmp_path):
     (tmp_path / "data.txt").write_text("one")
     page = make_page(tmp_path)
     cache = open_cache(tmp_path)
-    failed = result(tmp_path)
-    failed.error = PageError("exception", "boom")
+    failed = replace(result(tmp_path), error=PageError("exception", "boom"))
     cache.store(page, failed)
     assert cache.lookup(page).page is None
 
@@ -137,7 +137,7 @@ def test_a_package_upgrade_is_named_with_both_versions(tmp_path):
     (tmp_path / "data.txt").write_text("one")
     page = make_page(tmp_path)
     executed = result(tmp_path)
-    executed.deps["packages"] = {"numpy": {"path": numpy.__file__, "version": "0.0.1"}}
+    executed.trace["packages"] = {"numpy": {"path": numpy.__file__, "version": "0.0.1"}}
     cache = open_cache(tmp_path)
     cache.store(page, executed)
     assert open_cache(tmp_path).lookup(page).page is not None
@@ -162,14 +162,14 @@ def test_entries_share_one_file_of_package_states_and_a_missing_one_reruns_the_p
     cache = open_cache(tmp_path)
     for page in pages:
         executed = result(tmp_path)
-        executed.deps["packages"] = {"numpy": {"path": numpy.__file__, "version": numpy.__version__}}
+        executed.trace["packages"] = {"numpy": {"path": numpy.__file__, "version": numpy.__version__}}
         cache.store(page, executed)
     sets = list(cache.package_sets_dir.iterdir())
     assert len(sets) == 1 and "numpy" in json.loads(sets[0].read_text())["value"]
     entry = json.loads(cache.entry_path(page_key(pages[1])).read_text())
     assert entry["deps"]["packages"] == sets[0].stem
     found = open_cache(tmp_path).lookup(pages[1])
-    assert found.page is not None and found.page.deps["packages"]["numpy"]["version"] == numpy.__version__
+    assert found.page is not None and found.page.deps.of_kind(Package)[0].version == numpy.__version__
     sets[0].unlink()
     missing = open_cache(tmp_path).lookup(pages[1])
     assert missing.page is None and "package set" in missing.warnings[0] and "re-run" in missing.warnings[0]

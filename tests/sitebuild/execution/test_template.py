@@ -115,11 +115,11 @@ def test_a_forked_kernel_gives_the_outputs_and_record_of_a_fresh_one(tmp_path, m
             "read from data.txt from the build ['a.csv']", "True ['-f'] None", "linewidth 1.5 figures []"]
         assert a.figures == b.figures and len(b.figures) == 2  # light and dark
         assert a.blocks[2] == b.blocks[2]  # the figure, drawn the same
-        assert sorted(a.deps["files"]) == sorted(b.deps["files"]) and "data.txt" in b.deps["files"]
-        assert a.deps["env"] == b.deps["env"] and a.deps["env"]["PAGE_SETTING"] == "from the build"
-        assert a.deps["listings"] == b.deps["listings"] and "listed" in b.deps["listings"]
-        assert set(a.deps["packages"]) <= set(b.deps["packages"])
-        assert {"numpy", "pandas", "matplotlib"} <= set(b.deps["packages"])  # preloaded counts as imported
+        assert sorted(a.trace["files"]) == sorted(b.trace["files"]) and "data.txt" in b.trace["files"]
+        assert a.trace["env"] == b.trace["env"] and a.trace["env"]["PAGE_SETTING"] == "from the build"
+        assert a.trace["listings"] == b.trace["listings"] and "listed" in b.trace["listings"]
+        assert set(a.trace["packages"]) <= set(b.trace["packages"])
+        assert {"numpy", "pandas", "matplotlib"} <= set(b.trace["packages"])  # preloaded counts as imported
     draws = {texts(r, 1)[0].splitlines()[3] for r in forked.values()}
     assert len(draws) == 2  # each forked page has a random state of its own
 

@@ -91,7 +91,7 @@ def test_every_real_page_gives_the_same_outputs_on_a_forked_kernel(tmp_path):
         assert a.figures == b.figures, job.slug
         assert a.inline == b.inline and a.claims == b.claims, job.slug
         assert merged_streams(a.notebook_outputs) == merged_streams(b.notebook_outputs), job.slug
-        assert set(a.deps["files"]) <= set(b.deps["files"]), job.slug
-        assert a.deps["env"].items() <= b.deps["env"].items(), job.slug
-        assert a.deps["listings"] == b.deps["listings"], job.slug
-        assert set(a.deps["packages"]) <= set(b.deps["packages"]), job.slug
+        assert set(a.trace["files"]) <= set(b.trace["files"]), job.slug
+        assert a.trace["env"].items() <= b.trace["env"].items(), job.slug
+        assert a.trace["listings"] == b.trace["listings"], job.slug
+        assert set(a.trace["packages"]) <= set(b.trace["packages"]), job.slug

@@ -8,6 +8,7 @@ import json
 from site_helpers import TEMPLATES
 
 from sitebuild.checks.annotations import Annotation
+from sitebuild.config import SiteConfig
 from sitebuild.execution.executed import ExecutedPage
 from sitebuild.execution.outputs import Output
 from sitebuild.render.cells import COLLAPSE_AFTER, cell_html
@@ -109,7 +110,7 @@ def test_site_has_every_file_and_an_offline_search_index(tmp_path):
     first = page(tmp_path)
     other = page(tmp_path, "other.md",
                  "---\ntitle: Other\nsummary: The other one.\ntags: [x]\n---\n\n## A heading\n\nWords.\n")
-    site = render_site([first, other], {"render-me": executed()}, [], templates=TEMPLATES, site_title="Site")
+    site = render_site([first, other], {"render-me": executed()}, [], SiteConfig(title="Site"), templates=TEMPLATES)
     assert {"index.html", "report.html", "404.html", "render-me.html", "other.html", "code/render-me.py",
             "code/render-me.ipynb", "static/pygments.css", "static/search-index.js"} <= set(site.files)
     index = json.loads(search_index_js([other]).removeprefix("window.FC_SEARCH_INDEX = ").removesuffix(";\n"))
@@ -137,7 +138,7 @@ def test_related_aside_leaves_out_pages_the_prose_already_links(tmp_path):
     other = page(tmp_path, "other.md", "---\ntitle: Other\nsummary: The other page.\n---\n\n# A heading\n")
     unlinked = page(tmp_path, "third.md",
                     "---\ntitle: Third\nsummary: Links nothing.\nrelated: [other]\n---\n\nText.\n")
-    site = render_site([linked, other, unlinked], {}, [], templates=TEMPLATES, site_title="Site")
+    site = render_site([linked, other, unlinked], {}, [], SiteConfig(title="Site"), templates=TEMPLATES)
     assert 'id="related-h"' not in site.files["render-me.html"].decode()
     third = site.files["third.html"].decode()
     assert 'id="related-h"' in third and '<a href="other.html">Other</a>' in third
@@ -147,8 +148,8 @@ def test_index_lists_each_data_set_by_its_page_with_the_pages_that_use_it(tmp_pa
     described = page(tmp_path, "scores.md",
                      "---\ntitle: Scores File\nsummary: The data.\ntheme: Data\naudits: [scores]\n---\n\nText.\n")
     user = page(tmp_path, "user.md", "---\ntitle: User\nsummary: Uses both.\naudits: [scores, loose]\n---\n\nText.\n")
-    index = render_site([described, user], {}, [], templates=TEMPLATES, site_title="Site",
-                        data_theme="Data").files["index.html"].decode()
+    index = render_site([described, user], {}, [], SiteConfig(title="Site", data_theme="Data"),
+                        templates=TEMPLATES).files["index.html"].decode()
     assert ('<li><a class="audit-name" href="scores.html">Scores File</a>: used in <a href="user.html">User</a></li>'
             in index)
     assert '<li><span class="audit-name">loose</span>: used in <a href="user.html">User</a></li>' in index

@@ -14,6 +14,7 @@ import pytest
 from sitebuild.commands.steps import steps_memo
 from sitebuild.execution.cache import ExecutionCache, hashes_memo, index_memo, package_set_memo, packages_digest
 from sitebuild.execution.deps import PACKAGE_VERSIONS_FILE, package_table
+from sitebuild.execution.order import feeds_of, load_feeds, save_feeds
 from sitebuild.output.scripts import scripts_memo
 from sitebuild.quotes.memo import QuoteMemo
 from sitebuild.render.highlight import HIGHLIGHT_FILE, HighlightMemo
@@ -21,7 +22,15 @@ from sitebuild.render.render_cache import RenderCache
 from sitebuild.source.page_cache import PAGES_DIR, PAGES_FORMAT, engine_version, read_pages_cached
 from sitebuild.store.memo import IGNORED, Memo, unwrap, wrap
 from sitebuild.store.shelf import Shelf
-from sitebuild.store.stamp import inputs_memo, read_stamp, recorded_inputs, write_stamp
+from sitebuild.store.stamp import (
+    inputs_memo,
+    read_site_files,
+    read_stamp,
+    recorded_inputs,
+    site_files_memo,
+    write_site_files,
+    write_stamp,
+)
 
 PAGE = "---\ntitle: Memo Page\nsummary: A page for the memo tests.\n---\n\nSome prose.\n"
 
@@ -125,6 +134,16 @@ def _inputs(tmp: Path) -> Path:
     return inputs_memo(tmp / "cache").path
 
 
+def _site_files(tmp: Path) -> Path:
+    write_site_files(tmp / "cache", {"index.html": [10, 20, 30]})
+    return site_files_memo(tmp / "cache").path
+
+
+def _feeds(tmp: Path) -> Path:
+    save_feeds(tmp / "cache", feeds_of({"b.md": ["data.csv"]}, {"a.md": ["data.csv"]}))
+    return tmp / "cache" / "page-feeds.json"
+
+
 def _steps(tmp: Path) -> Path:
     steps_memo(tmp / "cache" / "steps.json").save({"results": "digest"})
     return tmp / "cache" / "steps.json"
@@ -165,6 +184,8 @@ MEMOS: dict[str, MemoCase] = {
     "render cache": (_rendered, lambda tmp: RenderCache(tmp / "cache", tmp / "site").keys),
     "stamp": (_stamp, lambda tmp: read_stamp(tmp / "cache" / "last-build.json")),
     "recorded inputs": (_inputs, lambda tmp: recorded_inputs(tmp / "cache", _root(tmp))),
+    "site as written": (_site_files, lambda tmp: read_site_files(tmp / "cache")),
+    "page feeds": (_feeds, lambda tmp: load_feeds(tmp / "cache").writes),
     "step checks": (_steps, lambda tmp: steps_memo(tmp / "cache" / "steps.json").load({})),
     "scripts": (_scripts, lambda tmp: scripts_memo(tmp / "cache" / "scripts.json", "engine-1").load({})),
     "parsed pages": (_parsed, lambda tmp: _parsed_shelf(tmp).get(str(tmp / "explainers" / "p.md"))),
