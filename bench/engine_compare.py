@@ -67,7 +67,8 @@ def build(project: Path, engine: Path, name: str) -> tuple[float, str]:
     if done.returncode != 0:
         sys.exit(f"the {name} engine's build failed:\n{done.stderr[-4000:]}")
     lines = done.stderr.strip().splitlines()
-    return seconds, lines[-1] if lines else ""
+    closing = [line for line in lines if " executed, " in line or "up to date" in line]
+    return seconds, (closing or lines or [""])[-1]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -47,7 +47,7 @@ class RenderedSite:
     file unchanged since then is taken from as it is."""
 
     files: dict[str, bytes] = field(default_factory=dict)
-    kept: dict[str, Path] = field(default_factory=dict)
+    kept: dict[str, str | Path] = field(default_factory=dict)
 
 
 def make_environment(templates: Path, bytecode_dir: Path | None = None) -> Environment:
@@ -161,7 +161,7 @@ def render_site(pages: list[Page], executed: Mapping[str, ExecutedPage], report:
                 site: SiteConfig, *, templates: Path, annotations: Mapping[str, PageMarks] | None = None,
                 root: Path | None = None,
                 provenance: Provenance | None = None, reused: dict[str, Path] | None = None,
-                kept: dict[str, Path] | None = None, bytecode_dir: Path | None = None,
+                kept: dict[str, str | Path] | None = None, bytecode_dir: Path | None = None,
                 highlights: HighlightMemo | None = None) -> RenderedSite:
     """Render the whole site into memory; raises nothing for a page without an execution.
     ``annotations`` holds the number marks of each page, by slug. ``site`` (site.yaml)

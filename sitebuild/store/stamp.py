@@ -109,7 +109,8 @@ def site_states(out: Path) -> dict[str, list[int]]:
 
 def site_unchanged(out: Path, recorded: Mapping[str, list[int]]) -> bool:
     """True when every file of ``recorded`` is in ``out`` in the state recorded."""
-    return bool(recorded) and all(output_state(out / rel) == state for rel, state in recorded.items())
+    base = os.fspath(out)  # joined as text: pathlib's joins cost more than the stats
+    return bool(recorded) and all(output_state(os.path.join(base, rel)) == state for rel, state in recorded.items())
 
 
 def site_files_memo(cache_dir: Path) -> Memo:
