@@ -53,12 +53,9 @@ def test_pages_get_the_reload_script_only_when_served(preview):
     assert fetch(port, "/__sitebuild/version") == (200, "1")
 
 
-def wait_for_page(port, text, seconds=20):
+def wait_for_page(port, state, text):
     """Wait until the served page shows ``text``: the content says which save was built."""
-    deadline = time.monotonic() + seconds
-    while text not in fetch(port, "/served.html")[1] and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert text in fetch(port, "/served.html")[1], f"the served page never showed {text!r}"
+    wait_until(lambda: text in fetch(port, "/served.html")[1], state)
 
 
 def wait_until(condition, state, seconds=20):
@@ -74,7 +71,7 @@ def test_a_failed_rebuild_keeps_the_last_good_page_with_an_overlay_and_prints_th
     root, port, state = preview
     page = root / "explainers" / "served.md"
     page.write_text(PAGE.replace("First version.", "Second, longer version."))
-    wait_for_page(port, "Second, longer version.")
+    wait_for_page(port, state, "Second, longer version.")
     page.write_text("no front matter any more\n")
     wait_until(lambda: bool(state.problems), state)
     status, html = fetch(port, "/served.html")
@@ -230,7 +227,7 @@ def test_a_save_by_renaming_a_new_file_over_the_old_one_rebuilds(preview):
     fresh = root / "explainers" / ".served.md.swp"
     fresh.write_text(PAGE.replace("First", "Renamed"))
     fresh.replace(source)
-    wait_for_page(port, "Renamed version.")
+    wait_for_page(port, state, "Renamed version.")
 
 
 def test_the_watcher_waits_for_events_and_does_not_poll(preview, monkeypatch):
@@ -244,4 +241,4 @@ def test_the_watcher_waits_for_events_and_does_not_poll(preview, monkeypatch):
     time.sleep(1.0)
     assert calls == [], f"{len(calls)} snapshot(s) in 1 s of idleness"
     (root / "explainers" / "served.md").write_text(PAGE.replace("First", "Evented"))
-    wait_for_page(port, "Evented version.")
+    wait_for_page(port, state, "Evented version.")

@@ -39,12 +39,13 @@ def imported_modules(page) -> set[str]:
 def covering_pages(pages: list) -> list:
     """The fewest pages (greedily, ties to the first by name) whose imports together are
     everything any of ``pages`` imports."""
-    wanted = set().union(*(imported_modules(page) for page in pages))
+    imports = {page.slug: imported_modules(page) for page in pages}
+    wanted = set().union(*imports.values())
     chosen = []
     while wanted:
-        best = max(pages, key=lambda page: len(imported_modules(page) & wanted))
+        best = max(pages, key=lambda page: len(imports[page.slug] & wanted))
         chosen.append(best)
-        wanted -= imported_modules(best)
+        wanted -= imports[best.slug]
     return sorted(chosen, key=lambda page: page.slug)
 
 
