@@ -36,6 +36,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from sitebuild.execution.cache import copy_page_results  # noqa: E402
+
 CHROMIUM = "/usr/bin/chromium"
 TARGET_SECONDS = 0.3
 SERVE_READY = re.compile(r"serving .* on (http://\S+/) ")
@@ -50,14 +54,7 @@ def copy_project(tmp: Path, root: Path, cache_seed: Path | None) -> tuple[Path, 
     shutil.copytree(root / "explainers", source, ignore=shutil.ignore_patterns("code"))
     cache = tmp / "cache"
     seed = cache_seed or root / ".cache" / "sitebuild"
-    if (seed / "pages").is_dir():
-        cache.mkdir()
-        for name in ("pages", "package-sets"):  # an entry names its package set: without it, it is discarded
-            if (seed / name).is_dir():
-                shutil.copytree(seed / name, cache / name)
-        for name in ("index.json", ".sitebuild-cache"):  # the marker: the copy is the engine's own cache
-            if (seed / name).is_file():
-                shutil.copy2(seed / name, cache / name)
+    copy_page_results(seed, cache)
     return source, tmp / "site", cache
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import shutil
 import sys
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -28,10 +29,12 @@ from sitebuild.execution.deps import CheckContext, Deps, FileHasher, Package, de
 from sitebuild.execution.executed import ClaimValue, ExecutedPage, InlineValue
 from sitebuild.execution.outputs import Output
 from sitebuild.source.read import Page
-from sitebuild.store.files import write_text_atomic
+from sitebuild.store.files import CACHE_MARKER, write_text_atomic
 from sitebuild.store.memo import Memo
 
 CACHE_FORMAT = 3
+#: The entries, one file per page execution, named by its key.
+PAGES_DIR = "pages"
 #: The memo of file digests (by file state) kept beside the entries.
 HASHES_FILE = "file-hashes.json"
 #: The package states the entries share, one file per set, named by its digest.
@@ -100,7 +103,7 @@ class ExecutionCache:
 
     def __init__(self, cache_dir: Path, root: Path, *, env: dict[str, str] | None = None,
                  site_inputs: tuple[str, ...] = (), engine: str = ""):
-        self.dir = cache_dir / "pages"
+        self.dir = cache_dir / PAGES_DIR
         self.root = root
         self.hashes_memo, self.index_memo = hashes_memo(cache_dir), index_memo(cache_dir)
         self.hasher = FileHasher(root, self.hashes_memo.load({}))
@@ -223,6 +226,20 @@ class ExecutionCache:
 
 #: Fields of an encoded result that say how it ran, not what it produced.
 RUN_FIELDS = ("seconds", "status", "reason", "warnings")
+
+
+def copy_page_results(seed: Path, cache: Path) -> None:
+    """Make ``cache`` (a new folder) a cache of the engine's own that holds the page
+    executions stored in ``seed``: the entries, the package sets they name (an entry
+    without its set is discarded) and the index, with ``seed``'s marker. A build on it
+    runs only what changed since ``seed``'s."""
+    for name in (PAGES_DIR, PACKAGE_SETS_DIR):
+        if (seed / name).is_dir():
+            shutil.copytree(seed / name, cache / name)
+    for name in (INDEX_FILE, CACHE_MARKER):
+        if (seed / name).is_file():
+            cache.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(seed / name, cache / name)
 
 
 def result_digest(encoded: dict) -> str:

@@ -19,9 +19,8 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from sitebuild.errors import FolderRefused
+from sitebuild.store.files import CACHE_MARKER, OUTPUT_MARKER
 
-OUTPUT_MARKER = ".sitebuild-output"
-CACHE_MARKER = ".sitebuild-cache"
 TEMPORARY_PARTS = (".tmp-new-", ".tmp-old-")
 
 #: A folder that is, holds or (for the sources) lies inside a folder the build reads.

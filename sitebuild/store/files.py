@@ -15,6 +15,10 @@ from pathlib import Path
 #: one covers the clock tick (a few ms) of those that keep nanoseconds.
 RACY_NS = 2_000_000_000
 FINE_RACY_NS = 20_000_000
+#: The files that make an output folder and a cache folder the build's own: only a folder
+#: holding its marker (or an empty one) is ever replaced or deleted.
+OUTPUT_MARKER = ".sitebuild-output"
+CACHE_MARKER = ".sitebuild-cache"
 
 
 def file_state(stat: os.stat_result) -> list[int]:
