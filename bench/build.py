@@ -13,11 +13,19 @@ and kernels started fresh (``SITEBUILD_KERNELS=fresh``), in rounds of rotating o
 3. a site of 300 trivial pages: cold with --jobs 2, forked and fresh (no page may fail;
    peak memory), nothing changed, and a prose edit of one page.
 
+With ``--against COMMIT`` it runs one scenario instead: the 300 trivial pages built by two
+engines side by side, the engine as it is now and the engine of ``COMMIT`` (its build.py
+and sitebuild/, with the templates of now), each into its own cache and output. After a
+cold build each, rounds of alternating order time a build with nothing changed and a build
+after a prose edit of one page (the same page for both engines), wall-clock and CPU time
+of the whole process; medians and the ratio. A change of structure should change neither.
+
 The engine snapshot is byte-compiled before the runs (as pip does on install), so no
 run pays for compiling it even where PYTHONDONTWRITEBYTECODE is set.
 
 Usage: python bench/build.py [--pages 10] [--large 300] [--work sleep|cpu] [--repeat 5] [--rounds 3]
        [--large-rounds 2] [--real 1] [--real-rounds 3]
+       python bench/build.py --against COMMIT [--large 300] [--repeat 9]
 Prints Markdown tables. Not a test: targets are reported, not asserted."""
 
 from __future__ import annotations
@@ -103,12 +111,24 @@ def make_project(base: Path) -> Path:
     and of the templates, no site.yaml, no steps."""
     base.mkdir(parents=True, exist_ok=True)
     shutil.copytree(ROOT / "templates", base / "templates")
-    shutil.copytree(ROOT / "sitebuild", base / "engine" / "sitebuild", ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copy2(ROOT / "build.py", base / "engine" / "build.py")
+    snapshot_engine(None, base / "engine")
+    return base
+
+
+def snapshot_engine(commit: str | None, target: Path) -> Path:
+    """``build.py`` and ``sitebuild/`` of ``commit`` (None: the work tree) in ``target``, byte-compiled."""
+    target.mkdir(parents=True)
+    if commit is None:
+        shutil.copytree(ROOT / "sitebuild", target / "sitebuild", ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copy2(ROOT / "build.py", target / "build.py")
+    else:
+        archive = subprocess.run(["git", "archive", commit, "build.py", "sitebuild"], cwd=ROOT, check=True,
+                                 capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(target)], input=archive, check=True)
     # Compiled once, as an installed package is: with PYTHONDONTWRITEBYTECODE set (as on
     # some CI machines) every build would otherwise compile the whole engine again.
-    compileall.compile_dir(str(base / "engine"), quiet=1)
-    return base
+    compileall.compile_dir(str(target), quiet=1)
+    return target
 
 
 def write_pages(source: Path, count: int, template: str, work: str = "sleep", suffix: str = ".md") -> None:
@@ -139,11 +159,12 @@ PEAK_MEMORY: list[tuple[int, int]] = []
 
 
 def build(project: Path, source: str, out: str, cache: str, jobs: int, kernels: str = "forked",
-          memory: bool = False) -> tuple[float, str]:
-    """Run ``python build.py`` once (its kernels ``forked`` or ``fresh``); return its wall
-    time and its closing line. With ``memory``, the peak of the memory its processes use
-    together is sampled every 0.2 s (into :data:`PEAK_MEMORY`)."""
-    engine = project / "engine"
+          memory: bool = False, engine: Path | None = None) -> tuple[float, str]:
+    """Run ``python build.py`` once (its kernels ``forked`` or ``fresh``; by ``engine``, by
+    default the project's own); return its wall time and its closing line. With ``memory``,
+    the peak of the memory its processes use together is sampled every 0.2 s (into
+    :data:`PEAK_MEMORY`)."""
+    engine = engine or project / "engine"
     command = [sys.executable, str(engine / "build.py"), "build", "--root", str(project), "--source", source,
                "--out", out, "--cache-dir", cache, "--jobs", str(jobs)]
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(engine), os.environ.get("PYTHONPATH")])),
@@ -399,6 +420,44 @@ def real_site(project: Path, args) -> None:
     print_peaks(peaks)
 
 
+def engines_side_by_side(project: Path, args) -> None:
+    """The 300 trivial pages built by the engine of now and by the engine of
+    ``args.against``: nothing changed and a prose edit, alternating rounds, medians."""
+    source = project / "large"
+    write_pages(source, args.large, TRIVIAL)
+    engines = {"now": project / "engine", "before": snapshot_engine(args.against, project / "engine-before")}
+    for name, engine in engines.items():
+        seconds, line = build(project, "large", f"site-{name}", f"cache-{name}", 2, engine=engine)
+        print(f"cold build, {name} engine: {seconds:.1f} s ({line})", file=sys.stderr)
+        build(project, "large", f"site-{name}", f"cache-{name}", 2, engine=engine)  # records the stamp
+    times: dict[tuple[str, str], list[tuple[float, float]]] = {}
+
+    def timed(name: str, scenario: str) -> str:
+        cpu = cpu_seconds()
+        seconds, line = build(project, "large", f"site-{name}", f"cache-{name}", 2, engine=engines[name])
+        times.setdefault((name, scenario), []).append((seconds, cpu_seconds() - cpu))
+        return line
+
+    for k in range(args.repeat):
+        order = list(engines) if k % 2 == 0 else list(reversed(engines))
+        for name in order:
+            timed(name, "nothing changed")
+        edit(source / f"bench-{10 + k:03d}.md", "a paragraph of prose", f"a paragraph of prose, edited {k}")
+        for name in order:
+            line = timed(name, "prose edit of one page")
+            if " 0 executed" not in line:
+                print(f"note: the {name} engine's prose-edit build said: {line}", file=sys.stderr)
+    print(f"\n{args.large} trivial pages, --jobs 2, medians of {args.repeat} alternating rounds; "
+          f"before = {args.against}\n")
+    print("| build | now, wall (s) | before, wall (s) | ratio | now, CPU (s) | before, CPU (s) | ratio |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for scenario in ("nothing changed", "prose edit of one page"):
+        now = [statistics.median(x[i] for x in times[("now", scenario)]) for i in (0, 1)]
+        before = [statistics.median(x[i] for x in times[("before", scenario)]) for i in (0, 1)]
+        print(f"| {scenario} | {now[0]:.3f} | {before[0]:.3f} | {now[0] / before[0]:.2f} | {now[1]:.3f} | "
+              f"{before[1]:.3f} | {now[1] / before[1]:.2f} |")
+
+
 def main() -> None:
     """Run the scenarios and print the tables."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -411,12 +470,17 @@ def main() -> None:
     parser.add_argument("--large-rounds", type=int, default=2, help="rounds of the large site's cold builds")
     parser.add_argument("--real", type=int, default=1, help="1: also build the repository's own site cold; 0: not")
     parser.add_argument("--real-rounds", type=int, default=3, help="rounds of the real site's cold builds")
+    parser.add_argument("--against", metavar="COMMIT",
+                        help="only compare the engine of now with COMMIT's on the trivial pages (see above)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-build-") as folder:
         project = make_project(Path(folder) / "project")
         load = os.getloadavg()[0]
         print(f"Wall-clock time of `python build.py` (the whole process), CPU time of it and its workers "
               f"and kernels; load average {load:.1f} on {os.cpu_count()} cores at the start")
+        if args.against:
+            engines_side_by_side(project, args)
+            return
         if args.pages:
             small_site(project, args)
         if args.real:

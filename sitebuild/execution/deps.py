@@ -24,6 +24,7 @@ import glob
 import hashlib
 import os
 import sys
+import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
@@ -207,11 +208,13 @@ class Record:
     kernel's report they come from and of the cache entry they are kept in."""
 
     kind: ClassVar[str] = ""
+    #: The name of the field that names the input (the first; set by :func:`record_type`).
+    key_field: ClassVar[str] = ""
 
     @property
     def key(self) -> str:
         """The record's name within its kind (a path, a variable's name...)."""
-        return getattr(self, _first_field(type(self)))
+        return getattr(self, self.key_field)
 
     @classmethod
     def from_report(cls, section: Any, context: CheckContext) -> Iterable[Record]:
@@ -235,8 +238,9 @@ class Record:
         """The state line of the "nothing changed" stamp: cheap to take again, JSON."""
         raise NotImplementedError
 
-    def fresh(self) -> bool:
-        """False when the state line is too recent to vouch for the input (no stamp then)."""
+    def fresh(self, now_ns: int | None = None) -> bool:
+        """False when the state line is too recent, at ``now_ns`` (default now), to vouch for
+        the input (no stamp then)."""
         return True
 
     @classmethod
@@ -276,6 +280,7 @@ def record_type(cls: type[Record]) -> type[Record]:
     if not cls.kind or cls.kind in RECORD_TYPES or cls.kind in ENTRY_FIELDS:
         raise ValueError(RECORD_KIND_ERROR.format(name=cls.__name__, kind=cls.kind))
     RECORD_TYPES[cls.kind] = cls
+    cls.key_field = _first_field(cls)
     return cls
 
 
@@ -346,8 +351,8 @@ class FileRead(Record):
     def state(self) -> list[int] | None:
         return None if self.state_seen is None else list(self.state_seen)
 
-    def fresh(self) -> bool:
-        return self.state_seen is None or not is_racy(list(self.state_seen))
+    def fresh(self, now_ns: int | None = None) -> bool:
+        return self.state_seen is None or not is_racy(self.state_seen, now_ns)
 
     @classmethod
     def state_now(cls, key: str, recorded: Any, root: Path, env: Mapping[str, str]) -> list[int] | None:
@@ -566,11 +571,21 @@ class Deps:
     @property
     def fresh(self) -> bool:
         """False when a record's state is too recent to vouch for it (see :meth:`Record.fresh`)."""
-        return all(record.fresh() for record in self.all_records())
+        now_ns = time.time_ns()  # one clock for every record
+        return all(record.fresh(now_ns) for record in self.all_records())
 
-    def stamp_lines(self) -> dict[str, Any]:
-        """The stamp's state line of every record, by ``kind:key``."""
-        return {f"{record.kind}:{record.key}": record.state() for record in self.all_records()}
+    def stamp_lines(self, into: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The stamp's state line of every record, by ``kind:key``, added to ``into`` (a new
+        dict by default) where it has no such line yet: the first page's line wins, and a
+        file most pages read costs one state, not one per page."""
+        lines: dict[str, Any] = {} if into is None else into
+        for kind, records in self.records.items():  # one kind at a time: its prefix and key field once
+            prefix, key_field = f"{kind}:", RECORD_TYPES[kind].key_field
+            for record in records:
+                line = prefix + getattr(record, key_field)
+                if line not in lines:
+                    lines[line] = record.state()
+        return lines
 
     def watched(self) -> set[str]:
         """The names of everything the preview watches for these records."""

@@ -316,7 +316,7 @@ def execute_pages(jobs: list[ExecutionJob], workers: int,
 def _start_template(jobs: list[ExecutionJob], preload: Preload | None):
     """The build's kernel template, or None (no preload asked, one page, or no fork here:
     said once)."""
-    from sitebuild.execution.kernels import kernel_environment
+    from sitebuild.execution.environment import kernel_environment
     from sitebuild.execution.template import NOT_LINUX, Template
 
     if preload is None or len(jobs) <= 1:

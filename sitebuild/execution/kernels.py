@@ -11,22 +11,7 @@ import tempfile
 from dataclasses import dataclass
 from typing import Callable
 
-INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
-THREAD_LIMIT_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
-
-
-def kernel_environment(root: str) -> dict[str, str]:
-    """The kernel's environment: the repository importable, figures captured inline."""
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
-    env["MPLBACKEND"] = INLINE_BACKEND
-    env.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
-    # Pages already run in parallel, one kernel per core: a numeric library that also
-    # starts a thread per core in every kernel only oversubscribes the machine.
-    for variable in THREAD_LIMIT_VARIABLES:
-        env.setdefault(variable, "1")
-    return env
-
+from sitebuild.execution.environment import kernel_environment
 
 #: Kernels started by this process and not yet stopped (to kill them when interrupted).
 LIVE_KERNELS: set = set()

@@ -46,15 +46,20 @@ class Preload:
 
 #: The build's memo of the installed packages its pages imported (the next build preloads them).
 LEARNED_FILE = "preload.json"
+#: The memo's format (its names do not depend on the engine's code).
+LEARNED_FORMAT = "1"
+
+
+def _learned_memo(cache_dir: Path):
+    from sitebuild.store.memo import Memo
+
+    return Memo(cache_dir / LEARNED_FILE, "learned preload", LEARNED_FORMAT)
 
 
 def learned_preload(cache_dir: Path) -> tuple[str, ...]:
     """The installed top-level packages the last build's pages imported (none without a memo)."""
-    try:
-        names = json.loads((cache_dir / LEARNED_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return ()
-    return tuple(n for n in names if isinstance(n, str) and _learnable(n)) if isinstance(names, list) else ()
+    names = _learned_memo(cache_dir).load([], lambda found: all(isinstance(n, str) for n in found))
+    return tuple(n for n in names if _learnable(n))
 
 
 def _learnable(name: str) -> bool:
@@ -68,12 +73,10 @@ def _learnable(name: str) -> bool:
 def remember_preload(cache_dir: Path, modules: set[str], replace: bool = True) -> None:
     """Keep ``modules`` (installed modules the pages held) for the next build's template;
     without ``replace`` they join the ones kept before (only some pages ran)."""
-    from sitebuild.store.files import write_text_atomic
-
     known = learned_preload(cache_dir)
     names = sorted({n for n in modules if _learnable(n)} | (set() if replace else set(known)))
     if known != tuple(names):
-        write_text_atomic(cache_dir / LEARNED_FILE, json.dumps(names))
+        _learned_memo(cache_dir).save(names)
 
 
 class TemplateUnavailable(RuntimeError):

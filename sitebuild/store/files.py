@@ -7,6 +7,7 @@ import hashlib
 import os
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 #: Files changed this recently may change again within the same timestamp tick: their
@@ -36,7 +37,7 @@ def path_state(path: str | Path) -> list[int] | None:
         return None
 
 
-def is_racy(state: list[int], now_ns: int | None = None) -> bool:
+def is_racy(state: Sequence[int], now_ns: int | None = None) -> bool:
     """True when the file of ``state`` changed too recently (before ``now_ns``, default
     now) for its state to be trusted."""
     coarse = state[1] % 1_000_000_000 == 0 and state[2] % 1_000_000_000 == 0

@@ -150,10 +150,10 @@ def is_up_to_date(path: Path, out: Path, root: Path, source: Path, templates: Pa
     again by ``current``) and written site still hold. ``env`` is the environment the
     kernels get (default ``os.environ``)."""
     stamp = read_stamp(path)
-    if not stamp or not site_unchanged(out, stamp.get("site", {})):
-        return False
-    if fingerprint(root, source, templates, options) != stamp.get("fingerprint") \
-            or generated_digest(source, generated or {}) != stamp.get("generated"):
+    if not stamp or fingerprint(root, source, templates, options) != stamp.get("fingerprint"):
+        return False  # the sources first: an edit, the usual reason, is found with the fewest stats
+    if generated_digest(source, generated or {}) != stamp.get("generated") \
+            or not site_unchanged(out, stamp.get("site", {})):
         return False
     record = stamp.get("deps", {})
     return deps_state(root, record, dict(os.environ) if env is None else env, current) == record

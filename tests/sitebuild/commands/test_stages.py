@@ -10,8 +10,8 @@ from dataclasses import FrozenInstanceError, replace
 import pytest
 from site_helpers import site_config
 
-from sitebuild.commands.build import (
-    BuildSummary,
+from sitebuild.commands.build import BuildSummary, run_build
+from sitebuild.commands.stages import (
     Executions,
     PageOrder,
     ReadPages,
@@ -19,7 +19,6 @@ from sitebuild.commands.build import (
     execute_stage,
     order_stage,
     read_stage,
-    run_build,
 )
 from sitebuild.execution.order import load_feeds
 from sitebuild.store.files import FINE_RACY_NS

@@ -20,9 +20,10 @@ from site_helpers import REPO, TEMPLATES
 from test_kernels import in_own_thread
 
 from sitebuild.execution import template as template_module
+from sitebuild.execution.environment import kernel_environment
 from sitebuild.execution.execute import ExecutionJob, execute_pages, run_in_order
 from sitebuild.execution.extract import kernel_notebook
-from sitebuild.execution.kernels import _NOTED, NOTE_SINK, kernel_environment
+from sitebuild.execution.kernels import _NOTED, NOTE_SINK
 from sitebuild.execution.template import (
     LEARNED_FILE,
     TEMPLATE_FAILED,
@@ -282,6 +283,8 @@ def test_the_learned_preload_is_kept_for_the_next_build(tmp_path):
     remember_preload(tmp_path, {"scipy.stats"})
     assert learned_preload(tmp_path) == ("scipy.stats",)
     (tmp_path / LEARNED_FILE).write_text("{broken")
+    assert learned_preload(tmp_path) == ()
+    (tmp_path / LEARNED_FILE).write_text('["numpy", "pandas"]')  # a bare list is not a memo: ignored
     assert learned_preload(tmp_path) == ()
 
 

@@ -1,0 +1,53 @@
+"""The build's fast path: is the last build still good? The stamp it wrote holds the
+fingerprint of the sources, the state of every input its pages read and of every file it
+wrote; when all hold, the build stops here. This module imports only what that question
+needs (no markdown, kernels or rendering), and the stamp stage uses the same helpers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sitebuild.config import BuildConfig
+from sitebuild.execution.deps import code_digest, current_state
+from sitebuild.execution.environment import kernel_environment
+from sitebuild.quotes import LOCK_FILENAME
+from sitebuild.store.stamp import STAMP_FILE, is_up_to_date
+
+
+def build_options(config: BuildConfig, check_only: bool) -> dict:
+    """The options a build's stamp is taken under: another engine or option runs it again."""
+    return {"engine": code_digest(), "out": config.out, "only": config.only, "strict": config.strict,
+            "timeout": config.timeout, "check": check_only, "scripts": config.write_scripts,
+            "cache": config.cache_dir}
+
+
+def generated_state(config: BuildConfig) -> dict:
+    """What the build writes beside the sources (checked by the stamp as of its end)."""
+    return {"quote lock": lock_state(config)}
+
+
+def lock_state(config: BuildConfig) -> list[int] | None:
+    """Size and modification time of the quote lock: the build writes it, so (like the
+    generated scripts) it is fingerprinted but never makes a stamp racy."""
+    try:
+        stat = (config.source / LOCK_FILENAME).stat()
+    except OSError:
+        return None
+    return [stat.st_size, stat.st_mtime_ns]
+
+
+def stamp_path(config: BuildConfig) -> Path:
+    """Where the build keeps its stamp, in the cache."""
+    return config.cache_dir / STAMP_FILE
+
+
+def kernel_env(config: BuildConfig) -> dict:
+    """The environment of this build's kernels (environment reads are checked against it)."""
+    return kernel_environment(str(config.root))
+
+
+def nothing_changed(config: BuildConfig, options: dict) -> bool:
+    """True when the stamp of the last build still holds: its sources, what its pages
+    depended on and the site it wrote are as they were."""
+    return is_up_to_date(stamp_path(config), config.out, config.root, config.source, config.templates, options,
+                         kernel_env(config), generated_state(config), current=current_state)
