@@ -318,10 +318,12 @@ def _this_build_feeds(state: _Settling, order: PageOrder) -> tuple[Feeds, tuple[
     for rel, page in state.by_path.items():
         result = state.executed.get(page.slug)
         if result is not None and result.deps is not None:
-            reads[rel], writes[rel] = result.deps.reads, result.deps.writes
+            reads[rel], writes[rel] = result.deps, result.deps.writes
         elif result is not None and result.trace:
             writes[rel] = result.writes
-    feeds = feeds_of(reads, writes, order.step_outputs)
+    if not order.step_outputs and not any(writes.values()):
+        reads = {}  # nothing was written, so nothing read can feed a page: no page's reads are listed
+    feeds = feeds_of({rel: deps.reads for rel, deps in reads.items()}, writes, order.step_outputs)
     return feeds, find_cycle(feeders(list(state.by_path), feeds))
 
 

@@ -611,6 +611,9 @@ class Deps:
         not change keeps its tuple (shared package sets stay shared)."""
         records, changed = {}, False
         for kind, group in self.records.items():
+            if RECORD_TYPES[kind].refreshed is Record.refreshed:  # a kind whose check never changes a record
+                records[kind] = group
+                continue
             fresh = tuple(record.refreshed(context) for record in group)
             same = all(a is b for a, b in zip(fresh, group))
             records[kind], changed = (group if same else fresh), changed or not same
