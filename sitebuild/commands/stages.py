@@ -492,17 +492,16 @@ def record_stamp(config: BuildConfig, pages: tuple[Page, ...], executions: Execu
     state too recent to vouch for its contents."""
     lines: dict[str, Any] = {}
     watched: set[str] = set()
-    fresh, trusted = True, True
+    vouched, now_ns = True, time.time_ns()
     for result in executions.pages.values():
         if result.deps is None:
             continue
-        result.deps.stamp_lines(into=lines)
-        watched |= result.deps.watched()
-        fresh, trusted = fresh and result.deps.fresh, trusted and result.deps.trusted
+        result.deps.stamp_lines(into=lines, watched=watched)
+        vouched = vouched and result.deps.vouches(now_ns)
     write_recorded_inputs(config.cache_dir, watched)
     volatile = (config.only or any(not p.front.cache for p in pages) or config.site.inputs
-                or any(p.front.inputs for p in pages) or not trusted)
-    if volatile or not fresh or is_racy([0, start.newest_ns, start.newest_ns], start.started_ns):
+                or any(p.front.inputs for p in pages))
+    if volatile or not vouched or is_racy([0, start.newest_ns, start.newest_ns], start.started_ns):
         stamp_path(config).unlink(missing_ok=True)
         return
     write_stamp(stamp_path(config), {"fingerprint": start.sources, "deps": lines, "site": dict(written.files),

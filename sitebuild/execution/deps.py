@@ -250,7 +250,8 @@ class Record:
         raise NotImplementedError
 
     def watched(self) -> tuple[str, ...]:
-        """The names (relative to the root, or absolute) of what the preview watches for it."""
+        """The names (relative to the root, or absolute) of what the preview watches for it:
+        they follow from :attr:`key` alone."""
         return ()
 
     def to_json(self) -> Any:
@@ -574,10 +575,11 @@ class Deps:
         now_ns = time.time_ns()  # one clock for every record
         return all(record.fresh(now_ns) for record in self.all_records())
 
-    def stamp_lines(self, into: dict[str, Any] | None = None) -> dict[str, Any]:
+    def stamp_lines(self, into: dict[str, Any] | None = None, watched: set[str] | None = None) -> dict[str, Any]:
         """The stamp's state line of every record, by ``kind:key``, added to ``into`` (a new
         dict by default) where it has no such line yet: the first page's line wins, and a
-        file most pages read costs one state, not one per page."""
+        file most pages read costs one state, not one per page. The watched names of each
+        new line's record are added to ``watched`` (they follow from the key)."""
         lines: dict[str, Any] = {} if into is None else into
         for kind, records in self.records.items():  # one kind at a time: its prefix and key field once
             prefix, key_field = f"{kind}:", RECORD_TYPES[kind].key_field
@@ -585,7 +587,14 @@ class Deps:
                 line = prefix + getattr(record, key_field)
                 if line not in lines:
                     lines[line] = record.state()
+                    if watched is not None:
+                        watched.update(record.watched())
         return lines
+
+    def vouches(self, now_ns: int) -> bool:
+        """True when the stamp may rely on these records: :attr:`trusted` and :attr:`fresh`
+        at ``now_ns``, in one pass."""
+        return all(record.trusted and record.fresh(now_ns) for record in self.all_records())
 
     def watched(self) -> set[str]:
         """The names of everything the preview watches for these records."""

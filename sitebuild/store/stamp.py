@@ -96,14 +96,27 @@ def output_state(path: str | Path) -> list[int] | None:
 
 
 def site_states(out: Path) -> dict[str, list[int]]:
-    """The :func:`output_state` of every file in the output folder, by its path there."""
+    """The :func:`output_state` of every file in the output folder, by its path there
+    (folders are not followed through links, as :func:`os.walk` does not)."""
     states: dict[str, list[int]] = {}
-    for folder, _, names in os.walk(out):
-        for name in names:
-            path = os.path.join(folder, name)
-            state = output_state(path)
-            if state is not None:
-                states[os.path.relpath(path, out).replace(os.sep, "/")] = state
+
+    def visit(folder: str, prefix: str) -> None:
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            return
+        for entry in entries:  # scandir's entries: no path joins, no relpath per file
+            if entry.is_dir():
+                if not entry.is_symlink():
+                    visit(entry.path, f"{prefix}{entry.name}/")
+                continue
+            try:
+                stat = entry.stat()
+            except OSError:
+                continue
+            states[prefix + entry.name] = [stat.st_size, stat.st_mtime_ns, stat.st_ino]
+
+    visit(os.fspath(out), "")
     return states
 
 
