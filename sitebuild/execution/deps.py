@@ -294,6 +294,11 @@ def _decoded(cls: type[Record], *values: Any) -> Record:
     return record
 
 
+def _may_not_vouch(cls: type[Record]) -> bool:
+    """False for a kind whose records are always trusted and fresh (the base class's answers)."""
+    return cls.fresh is not Record.fresh or cls.trusted is not Record.trusted
+
+
 def _first_field(cls: type) -> str:
     return next(iter(cls.__dataclass_fields__))
 
@@ -594,7 +599,9 @@ class Deps:
     def vouches(self, now_ns: int) -> bool:
         """True when the stamp may rely on these records: :attr:`trusted` and :attr:`fresh`
         at ``now_ns``, in one pass."""
-        return all(record.trusted and record.fresh(now_ns) for record in self.all_records())
+        return all(record.trusted and record.fresh(now_ns)
+                   for kind, records in self.records.items() if _may_not_vouch(RECORD_TYPES[kind])
+                   for record in records)
 
     def watched(self) -> set[str]:
         """The names of everything the preview watches for these records."""
@@ -648,14 +655,33 @@ class Deps:
             if kind in shared:
                 records[kind] = shared[kind]
             elif kind in data:
-                records[kind] = tuple(record_type_.from_json(key, value) for key, value in data[kind].items())
+                records[kind] = decode_section(kind, data[kind])
         inputs = tuple(sorted(dict(data.get("inputs", {})).items()))
         return cls(data["engine"], _frozen(records), inputs)
 
 
+#: Sections already decoded, by kind and contents: records are frozen, so entries whose
+#: sections are equal (the variables most pages read) share one tuple. Bounded: cleared
+#: when it holds this many.
+_DECODED_LIMIT = 4096
+_decoded_sections: dict[tuple, tuple[Record, ...]] = {}
+
+
 def decode_section(kind: str, section: dict) -> tuple[Record, ...]:
-    """The records of ``kind`` kept as ``section`` (key -> value)."""
-    return tuple(RECORD_TYPES[kind].from_json(key, value) for key, value in section.items())
+    """The records of ``kind`` kept as ``section`` (key -> value). A section whose values
+    are all hashable is decoded once per process and shared; one holding lists (a file's
+    state) is decoded each time."""
+    try:
+        memo_key = (kind, tuple(section.items()))
+        records = _decoded_sections.get(memo_key)
+    except TypeError:
+        return tuple(RECORD_TYPES[kind].from_json(key, value) for key, value in section.items())
+    if records is None:
+        if len(_decoded_sections) >= _DECODED_LIMIT:
+            _decoded_sections.clear()
+        records = _decoded_sections[memo_key] = tuple(RECORD_TYPES[kind].from_json(key, value)
+                                                     for key, value in section.items())
+    return records
 
 
 def entry_deps(report: dict, hasher: FileHasher, inputs: list[str], engine: str) -> Deps:

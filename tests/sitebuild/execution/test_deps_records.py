@@ -24,6 +24,7 @@ from sitebuild.execution.deps import (
     Package,
     code_digest,
     current_state,
+    decode_section,
     entry_deps,
     record_type,
 )
@@ -127,3 +128,13 @@ def test_an_entry_of_another_format_reruns_the_page_without_a_warning(tmp_path):
     path.write_text(json.dumps(dict(entry, format=2)))  # as an older engine wrote it
     found = ExecutionCache(tmp_path / "cache", tmp_path, env={"FC_RECORD_TEST": "1"}, engine=code_digest()).lookup(page)
     assert found.page is None and found.reason == "engine changed" and found.warnings == ()
+
+
+def test_equal_sections_of_hashable_values_share_their_records_and_others_are_decoded_afresh():
+    variables = {"MPLBACKEND": "agg", "HOME": None}
+    first, second = decode_section(EnvRead.kind, variables), decode_section(EnvRead.kind, dict(variables))
+    assert first is second and first == (EnvRead("MPLBACKEND", "agg"), EnvRead("HOME", None))
+    assert decode_section(EnvRead.kind, {"MPLBACKEND": "pdf"}) == (EnvRead("MPLBACKEND", "pdf"),)
+    files = {"data.csv": ["ab" * 32, [10, 1, 2, 3, 4], False]}
+    a, b = decode_section(FileRead.kind, files), decode_section(FileRead.kind, files)
+    assert a == b and a is not b and a[0].state_seen == (10, 1, 2, 3, 4)
