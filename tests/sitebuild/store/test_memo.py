@@ -15,6 +15,7 @@ from sitebuild.commands.steps import steps_memo
 from sitebuild.execution.cache import ExecutionCache, hashes_memo, index_memo, package_set_memo, packages_digest
 from sitebuild.execution.deps import PACKAGE_VERSIONS_FILE, package_table
 from sitebuild.execution.order import feeds_of, load_feeds, save_feeds
+from sitebuild.execution.template import LEARNED_FILE, learned_preload, remember_preload
 from sitebuild.output.scripts import scripts_memo
 from sitebuild.quotes.memo import QuoteMemo
 from sitebuild.render.highlight import HIGHLIGHT_FILE, HighlightMemo
@@ -144,6 +145,11 @@ def _feeds(tmp: Path) -> Path:
     return tmp / "cache" / "page-feeds.json"
 
 
+def _preload(tmp: Path) -> Path:
+    remember_preload(tmp / "cache", {"numpy", "pandas"})
+    return tmp / "cache" / LEARNED_FILE
+
+
 def _steps(tmp: Path) -> Path:
     steps_memo(tmp / "cache" / "steps.json").save({"results": "digest"})
     return tmp / "cache" / "steps.json"
@@ -186,6 +192,7 @@ MEMOS: dict[str, MemoCase] = {
     "recorded inputs": (_inputs, lambda tmp: recorded_inputs(tmp / "cache", _root(tmp))),
     "site as written": (_site_files, lambda tmp: read_site_files(tmp / "cache")),
     "page feeds": (_feeds, lambda tmp: load_feeds(tmp / "cache").writes),
+    "learned preload": (_preload, lambda tmp: learned_preload(tmp / "cache")),
     "step checks": (_steps, lambda tmp: steps_memo(tmp / "cache" / "steps.json").load({})),
     "scripts": (_scripts, lambda tmp: scripts_memo(tmp / "cache" / "scripts.json", "engine-1").load({})),
     "parsed pages": (_parsed, lambda tmp: _parsed_shelf(tmp).get(str(tmp / "explainers" / "p.md"))),
