@@ -46,6 +46,7 @@ from sitebuild.execution.order import (
 from sitebuild.output.folders import build_locks, check_build_folders, remove_leftovers
 from sitebuild.quotes import LOCK_FILENAME
 from sitebuild.store.files import is_racy
+from sitebuild.store.shelf import ResidentValues
 from sitebuild.store.stamp import (
     STAMP_FILE,
     fingerprint,
@@ -60,9 +61,10 @@ from sitebuild.store.stamp import (
 
 if TYPE_CHECKING:
     from sitebuild.checks.check import Problem
-    from sitebuild.execution.cache import ExecutionCache
+    from sitebuild.execution.cache import ExecutionCache, ResidentEntries
     from sitebuild.execution.executed import ExecutedPage
     from sitebuild.quotes import QuoteRun
+    from sitebuild.render.render import ResidentRender
     from sitebuild.source.read import Page
 
 Progress = Callable[[str], None]
@@ -110,6 +112,36 @@ class BuildSummary:
         warnings = sum(p.severity == "warning" for p in self.problems)
         return (f"{self.pages} pages: {self.executed} executed, {self.cached} cached, {self.failed} failed; "
                 f"{warnings} warning(s); {self.seconds:.2f} s")
+
+
+# -- What the builds of one process share ---------------------------------------------------
+
+def _resident_entries() -> ResidentEntries:
+    from sitebuild.execution.cache import ResidentEntries
+
+    return ResidentEntries()
+
+
+def _resident_render() -> ResidentRender:
+    from sitebuild.render.render import ResidentRender
+
+    return ResidentRender()
+
+
+@dataclass
+class Resident:
+    """What the builds of one process (the preview's rebuilds) share in memory, so that a
+    prose edit parses, checks and renders again only the page it edited: the parsed pages
+    and the quote checks (the memos of :mod:`sitebuild.store.shelf`, without their files),
+    the execution cache's decoded entries (their dependencies are still checked on every
+    build) and the render's search words. Each value is looked up by everything it is made
+    of, as its memo on disk is, and no stage changes a value it was given: a build with it
+    writes exactly the bytes a build without it writes."""
+
+    pages: ResidentValues = field(default_factory=ResidentValues)
+    quotes: ResidentValues = field(default_factory=ResidentValues)
+    entries: ResidentEntries = field(default_factory=_resident_entries)
+    render: ResidentRender = field(default_factory=_resident_render)
 
 
 # -- The data between the stages ----------------------------------------------------------
@@ -180,7 +212,8 @@ class WrittenSite:
 # -- The script ----------------------------------------------------------------------------
 
 def run_build(config: BuildConfig, *, check_only: bool = False, progress: Progress = lambda line: None,
-              annotate: Callable | None = None) -> BuildSummary:
+              annotate: Callable | None = None, resident: Resident | None = None,
+              on_written: Callable[[tuple], None] | None = None) -> BuildSummary:
     """Build the site (or, with ``check_only``, check it without writing anything but the
     cache and, when the check passes, the quote lock of the source folder).
 
@@ -190,7 +223,11 @@ def run_build(config: BuildConfig, *, check_only: bool = False, progress: Progre
 
     Every executed page's quoted numbers are checked (stale ones fail, unverified ones
     warn) and marked on the site; ``annotate(pages, executed)``, when given, replaces
-    those marks with its own (slug -> marks, see :data:`sitebuild.render.render.PageMarks`)."""
+    those marks with its own (slug -> marks, see :data:`sitebuild.render.render.PageMarks`).
+    ``resident`` is what this process's builds share in memory (see :class:`Resident`), and
+    ``on_written(problems)``, when given, is told as soon as the new site is in place (the
+    problems are then warnings only), before the build's bookkeeping: the preview reloads
+    its pages then."""
     check_templates(config.templates)
     check_build_folders(None if check_only else config.out, config.cache_dir, config.root,
                         (config.source, config.templates))
@@ -198,11 +235,12 @@ def run_build(config: BuildConfig, *, check_only: bool = False, progress: Progre
         if not check_only:
             for leftover in remove_leftovers(config.out):
                 progress(f"removed {leftover.name}, left behind by an interrupted build")
-        return build_stages(config, check_only, progress, annotate)
+        return build_stages(config, check_only, progress, annotate, resident)
 
 
 def build_stages(config: BuildConfig, check_only: bool = False, progress: Progress = lambda line: None,
-                 annotate: Callable | None = None) -> BuildSummary:
+                 annotate: Callable | None = None, resident: Resident | None = None,
+              on_written: Callable[[tuple], None] | None = None) -> BuildSummary:
     """The stages, in order: steps, (nothing changed?), read, order, extract and execute,
     check, render and write, stamp. Runs under the locks :func:`run_build` takes."""
     started = time.monotonic()
@@ -214,14 +252,15 @@ def build_stages(config: BuildConfig, check_only: bool = False, progress: Progre
     git = None if check_only else _start_git(config)  # answered while the pages are read and checked
     written = None
     try:
-        read = read_stage(config)
+        read = read_stage(config, resident)
         order = order_stage(read.pages, load_feeds(config.cache_dir), step_outputs)
-        executions = execute_stage(config, read.pages, order, progress, will_render=not check_only)
-        checked = check_stage(config, read, executions, check_only)
+        executions = execute_stage(config, read.pages, order, progress, will_render=not check_only, resident=resident)
+        checked = check_stage(config, read, executions, check_only, resident)
         if checked.ok(config.strict):  # a passing check binds its new numbers; a failing one changes nothing
             _save_quote_lock(checked.quotes)
             if not check_only:
-                written = render_and_write(config, read.pages, executions, checked, annotate, git)
+                written = render_and_write(config, read.pages, executions, checked, annotate, git, resident,
+                                           on_written)
                 record_stamp(config, read.pages, executions, start, written)
     finally:
         if git is not None:
@@ -323,11 +362,12 @@ def _start_git(config: BuildConfig):
 
 # -- read, order -------------------------------------------------------------------------------
 
-def read_stage(config: BuildConfig) -> ReadPages:
+def read_stage(config: BuildConfig, resident: Resident | None = None) -> ReadPages:
     """Read every page (through the page cache); an --only naming no page is an error."""
     from sitebuild.source.page_cache import read_pages_cached
 
-    pages, source_errors = read_pages_cached(config.source, config.root, config.cache_dir)
+    pages, source_errors = read_pages_cached(config.source, config.root, config.cache_dir,
+                                             resident.pages if resident is not None else None)
     unknown = sorted(set(config.only) - {p.slug for p in pages})
     if unknown:
         raise ConfigError(f"--only: no page {unknown} in {config.source}; "
@@ -361,7 +401,7 @@ class _Settling:
 
 
 def execute_stage(config: BuildConfig, pages: tuple[Page, ...], order: PageOrder, progress: Progress,
-                  will_render: bool = False) -> Executions:
+                  will_render: bool = False, resident: Resident | None = None) -> Executions:
     """Settle every page, level by level: reuse its valid cache entry, else extract its
     notebook and run it (pages of one level in parallel). Each page that runs says why
     (``reason``). Under ``--only`` another page keeps its latest execution (what the last
@@ -372,7 +412,7 @@ def execute_stage(config: BuildConfig, pages: tuple[Page, ...], order: PageOrder
     from sitebuild.execution.cache import ExecutionCache  # reads pages (markdown-it): not on the fast path
 
     cache = ExecutionCache(config.cache_dir, config.root, env=_kernel_env(config), site_inputs=config.site.inputs,
-                           engine=code_digest())
+                           engine=code_digest(), resident=resident.entries if resident is not None else None)
     state = _Settling(cache, {p.rel_path: p for p in pages},
                       scan=(lambda: _scan_packages(config)) if will_render else None)
     for page_paths in order.levels:
@@ -548,7 +588,8 @@ def _scan_packages(config: BuildConfig) -> None:
 
 # -- check ------------------------------------------------------------------------------------
 
-def check_stage(config: BuildConfig, read: ReadPages, executions: Executions, check_only: bool = False) -> CheckedSite:
+def check_stage(config: BuildConfig, read: ReadPages, executions: Executions, check_only: bool = False,
+                resident: Resident | None = None) -> CheckedSite:
     """Every problem of the site: source errors, failed pages, site checks (with
     ``check_only``, whether the generated scripts are in sync too), quoted numbers, the
     warnings of the executions and a cycle among the pages."""
@@ -563,7 +604,7 @@ def check_stage(config: BuildConfig, read: ReadPages, executions: Executions, ch
     problems += check_site(pages, executed, scripts=check_only)
     problems += check_data_keys(pages, config.site.data_theme)
     problems += author_checks(pages, executed, config.site, config.root)
-    memo = QuoteMemo(config.cache_dir)
+    memo = QuoteMemo(config.cache_dir, resident.quotes if resident is not None else None)
     quotes = check_quotes(config.source, pages, executed, [e.path for e in read.source_errors], memo=memo)
     memo.save()
     problems += quotes.problems()
@@ -606,10 +647,12 @@ def summarize(config: BuildConfig, read: ReadPages, executions: Executions, chec
 # -- render and write -------------------------------------------------------------------------
 
 def render_and_write(config: BuildConfig, pages: tuple[Page, ...], executions: Executions, checked: CheckedSite,
-                     annotate: Callable | None, git=None) -> WrittenSite:
+                     annotate: Callable | None, git=None, resident: Resident | None = None,
+                     on_written: Callable[[tuple], None] | None = None) -> WrittenSite:
     """Render the site (each explainer whose inputs are unchanged, and whose file is as the
     last build wrote it, is kept from the last site, see :mod:`sitebuild.render.render_cache`),
-    swap it in, and write the scripts. Returns the files of the site as written."""
+    swap it in (and tell ``on_written`` the problems), and write the scripts. Returns the
+    files of the site as written."""
     from sitebuild.output.scripts import SCRIPTS_FILE, update_scripts
     from sitebuild.output.write import write_site
     from sitebuild.quotes import page_marks
@@ -637,8 +680,11 @@ def render_and_write(config: BuildConfig, pages: tuple[Page, ...], executions: E
     kept = renders.kept_downloads({p.slug: download_files(p, executed.get(p.slug)) for p in built})
     site = render_site(built, executed, list(checked.rows), config.site, templates=config.templates,
                        annotations=marks, root=config.root, provenance=provenance, reused=reused, kept=kept,
-                       bytecode_dir=config.cache_dir / "templates", highlights=highlights)
+                       bytecode_dir=config.cache_dir / "templates", highlights=highlights,
+                       resident=resident.render if resident is not None else None)
     write_site(site, config.out, config.templates / "static")
+    if on_written is not None:
+        on_written(checked.problems)
     written = WrittenSite(_frozen(site_states(config.out)))
     write_site_files(config.cache_dir, written.files)
     renders.save()
