@@ -34,7 +34,7 @@ from sitebuild.errors import ConfigError, SiteBuildError
 
 #: A batch of file events is handed over once this long (ms) passes without a new one
 #: (watchfiles looks this often while it waits, idle or not).
-WATCH_STEP_MS = 10
+WATCH_STEP_MS = 20
 #: While no event comes, the watched files are compared with their last snapshot this often (ms).
 SAFETY_CHECK_MS = 5000
 #: A change is built once the watched files have held still this long (s): an editor's save
