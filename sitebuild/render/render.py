@@ -219,13 +219,13 @@ def render_site(pages: list[Page], executed: Mapping[str, ExecutedPage], report:
     explainer = env.get_template("explainer.html")
     for i, page in enumerate(ordered):
         result = executed.get(page.slug)
-        context = _page_context(page, by_slug, ordered[i - 1] if i > 0 else None,
-                                ordered[i + 1] if i + 1 < len(ordered) else None)
-        context.update(data_links=data_links(page, by_key), theme_id=theme_slug(page.front.theme),
-                       links=page_links(page, site, provenance), current=page.slug)
         if reused and page.slug in reused:
             rendered.kept[f"{page.slug}.html"] = reused[page.slug]
         else:
+            context = _page_context(page, by_slug, ordered[i - 1] if i > 0 else None,
+                                    ordered[i + 1] if i + 1 < len(ordered) else None)
+            context.update(data_links=data_links(page, by_key), theme_id=theme_slug(page.front.theme),
+                           links=page_links(page, site, provenance), current=page.slug)
             context["body"] = Markup(prose_html(md, page, result, (annotations or {}).get(page.slug, {}), bibliography,
                                                 highlights))
             rendered.files[f"{page.slug}.html"] = explainer.render(root="", **{**common, **context}).encode()
