@@ -46,7 +46,6 @@ from sitebuild.execution.order import (
 from sitebuild.output.folders import build_locks, check_build_folders, remove_leftovers
 from sitebuild.quotes import LOCK_FILENAME
 from sitebuild.store.files import is_racy
-from sitebuild.store.shelf import ResidentValues
 from sitebuild.store.stamp import (
     STAMP_FILE,
     fingerprint,
@@ -66,6 +65,7 @@ if TYPE_CHECKING:
     from sitebuild.quotes import QuoteRun
     from sitebuild.render.render import ResidentRender
     from sitebuild.source.read import Page
+    from sitebuild.store.shelf import ResidentValues
 
 Progress = Callable[[str], None]
 
@@ -115,6 +115,13 @@ class BuildSummary:
 
 
 # -- What the builds of one process share ---------------------------------------------------
+# (their modules are loaded by the preview only: a build that finds nothing changed never pays for them)
+
+def _resident_values() -> ResidentValues:
+    from sitebuild.store.shelf import ResidentValues
+
+    return ResidentValues()
+
 
 def _resident_entries() -> ResidentEntries:
     from sitebuild.execution.cache import ResidentEntries
@@ -138,8 +145,8 @@ class Resident:
     of, as its memo on disk is, and no stage changes a value it was given: a build with it
     writes exactly the bytes a build without it writes."""
 
-    pages: ResidentValues = field(default_factory=ResidentValues)
-    quotes: ResidentValues = field(default_factory=ResidentValues)
+    pages: ResidentValues = field(default_factory=_resident_values)
+    quotes: ResidentValues = field(default_factory=_resident_values)
     entries: ResidentEntries = field(default_factory=_resident_entries)
     render: ResidentRender = field(default_factory=_resident_render)
 
