@@ -131,6 +131,7 @@ class ExecutionCache:
         self.context = CheckContext(self.hasher, self.env)
         self.package_sets_dir = cache_dir / PACKAGE_SETS_DIR
         self.resident = resident
+        self.looked_up: set[str] = set()
         self.package_sets: dict[str, tuple] = resident.package_sets if resident is not None else {}
 
     def entry_path(self, key: str) -> Path:
@@ -164,6 +165,7 @@ class ExecutionCache:
     def _cached_entry(self, key: str) -> tuple[dict, ExecutedPage] | None:
         """The entry of ``key`` (see :meth:`_entry`) and its result as a cached execution
         (its ``deps`` as stored); from memory while its file is in the state it was read in."""
+        self.looked_up.add(key)
         state = path_state(self.entry_path(key)) if self.resident is not None else None
         if state is not None and key in self.resident.entries and self.resident.entries[key][0] == state:
             return self.resident.entries[key][1:]
@@ -246,7 +248,11 @@ class ExecutionCache:
         return stored_result
 
     def save(self) -> None:
-        """Persist the file-hash memo and the page index (atomically) if they changed."""
+        """Persist the file-hash memo and the page index (atomically) if they changed; the
+        memory of this process keeps the entries this build looked up, no others."""
+        if self.resident is not None:
+            self.resident.entries = {key: known for key, known in self.resident.entries.items()
+                                     if key in self.looked_up}
         if self.hasher.changed:
             self.hashes_memo.save(self.hasher.memo)
             self.hasher.changed = False
