@@ -48,6 +48,10 @@ SETTLE_SECONDS = 0.03
 #: After an unexpected error, the watcher waits this long (s) before looking again.
 ERROR_PAUSE_SECONDS = 1.0
 LONG_POLL_SECONDS = 20.0
+#: After a new version is published, the rest of the rebuild (the stamp, the memos, the watch
+#: list) waits at most this long (s) for the open pages to have loaded it, so that it does
+#: not compete with their reload.
+RELOAD_GRACE_SECONDS = 0.5
 VERSION_PATH = "/__sitebuild/version"
 NOT_FOUND_PAGE = "404.html"
 RELOAD_SCRIPT = (
@@ -110,6 +114,9 @@ class ServeState:
     error_page: bytes | None = None
     watched: list[Path] = field(default_factory=list)
     resident: Resident | None = None
+    polling: int = 0    # long polls waiting now: the open pages
+    reloading: int = 0  # of those, how many were waiting when the current version was published
+    asked: dict[int, int] = field(default_factory=dict)  # version -> long polls that came from a page of it
     lock: threading.Lock = field(default_factory=threading.Lock)
     changed: threading.Condition = field(default=None)  # type: ignore[assignment]
 
@@ -125,13 +132,29 @@ class ServeState:
             if watched is not None:
                 self.watched = watched
             self.version += 1
+            self.reloading, self.asked = self.polling, {}
             self.changed.notify_all()
 
     def wait_for_change(self, seen: int, seconds: float = LONG_POLL_SECONDS) -> int:
-        """The current version, once it differs from ``seen`` or ``seconds`` have passed."""
+        """The current version, once it differs from ``seen`` or ``seconds`` have passed (the
+        long poll of a page of version ``seen``)."""
         with self.changed:
-            self.changed.wait_for(lambda: self.version != seen, timeout=seconds)
+            self.asked[seen] = self.asked.get(seen, 0) + 1
+            self.changed.notify_all()
+            self.polling += 1
+            try:
+                self.changed.wait_for(lambda: self.version != seen, timeout=seconds)
+            finally:
+                self.polling -= 1
             return self.version
+
+    def wait_for_reloads(self, seconds: float = RELOAD_GRACE_SECONDS) -> None:
+        """Return once every page that was open when the current version was published has
+        loaded it (its script's long poll came back from it), or after ``seconds``."""
+        with self.changed:
+            version = self.version
+            self.changed.wait_for(lambda: self.version != version or self.asked.get(version, 0) >= self.reloading,
+                                  timeout=seconds)
 
 
 # -- What the site is made of --------------------------------------------------------------
@@ -202,6 +225,7 @@ def rebuild(config: BuildConfig, state: ServeState, progress: Callable[[str], No
     def site_written(problems: tuple) -> None:  # a build that writes passed: its problems are warnings
         state.publish([], None, None, [str(p) for p in problems])
         published.append(True)
+        state.wait_for_reloads()  # the bookkeeping after the open pages' reload, not during it
 
     try:
         config = with_site_reread(config)
