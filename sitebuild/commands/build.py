@@ -211,9 +211,11 @@ class CheckedSite:
 
 @dataclass(frozen=True)
 class WrittenSite:
-    """The write stage: every file now in the output folder, with its state."""
+    """The write stage: every file now in the output folder, with its state, and how long
+    ``on_written`` held the build (seconds; not counted as the build's own time)."""
 
     files: Mapping[str, list[int]]
+    held: float = 0.0
 
 
 # -- The script ----------------------------------------------------------------------------
@@ -234,7 +236,7 @@ def run_build(config: BuildConfig, *, check_only: bool = False, progress: Progre
     ``resident`` is what this process's builds share in memory (see :class:`Resident`), and
     ``on_written(problems)``, when given, is told as soon as the new site is in place (the
     problems are then warnings only), before the build's bookkeeping: the preview reloads
-    its pages then."""
+    its pages then (the time it takes is not counted in the summary's seconds)."""
     check_templates(config.templates)
     check_build_folders(None if check_only else config.out, config.cache_dir, config.root,
                         (config.source, config.templates))
@@ -272,7 +274,8 @@ def build_stages(config: BuildConfig, check_only: bool = False, progress: Progre
     finally:
         if git is not None:
             git()  # waited for (and reaped) whatever happened
-    return summarize(config, read, executions, checked, written, time.monotonic() - started)
+    held = written.held if written is not None else 0.0
+    return summarize(config, read, executions, checked, written, time.monotonic() - started - held)
 
 
 def run_check_fix(config: BuildConfig, *, progress: Progress = lambda line: None) -> tuple[list, BuildSummary]:
@@ -690,9 +693,11 @@ def render_and_write(config: BuildConfig, pages: tuple[Page, ...], executions: E
                        bytecode_dir=config.cache_dir / "templates", highlights=highlights,
                        resident=resident.render if resident is not None else None)
     write_site(site, config.out, config.templates / "static")
+    held = time.monotonic()
     if on_written is not None:
         on_written(checked.problems)
-    written = WrittenSite(_frozen(site_states(config.out)))
+    held = time.monotonic() - held
+    written = WrittenSite(_frozen(site_states(config.out)), held)
     write_site_files(config.cache_dir, written.files)
     renders.save()
     highlights.save((b.source, b.language) for p in built for b in p.blocks)
