@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import replace
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from sitebuild.commands.summary import BuildSummary, Progress
 from sitebuild.commands.uptodate import build_options, nothing_changed
@@ -26,13 +26,17 @@ from sitebuild.config import BuildConfig, check_templates
 from sitebuild.errors import write_failures
 from sitebuild.output.folders import build_locks, check_build_folders, remove_leftovers
 
+if TYPE_CHECKING:
+    from sitebuild.commands.stages import Resident
+
 __all__ = ["BuildSummary", "build_stages", "run_build", "run_check_fix", "run_site_steps"]
 
 
 # -- The script ----------------------------------------------------------------------------
 
 def run_build(config: BuildConfig, *, check_only: bool = False, progress: Progress = lambda line: None,
-              annotate: Callable | None = None) -> BuildSummary:
+              annotate: Callable | None = None, resident: Resident | None = None,
+              on_written: Callable[[tuple], None] | None = None) -> BuildSummary:
     """Build the site (or, with ``check_only``, check it without writing anything but the
     cache and, when the check passes, the quote lock of the source folder).
 
@@ -42,7 +46,12 @@ def run_build(config: BuildConfig, *, check_only: bool = False, progress: Progre
 
     Every executed page's quoted numbers are checked (stale ones fail, unverified ones
     warn) and marked on the site; ``annotate(pages, executed)``, when given, replaces
-    those marks with its own (slug -> marks, see :data:`sitebuild.render.render.PageMarks`)."""
+    those marks with its own (slug -> marks, see :data:`sitebuild.render.render.PageMarks`).
+    ``resident`` is what this process's builds share in memory (see
+    :class:`~sitebuild.commands.stages.Resident`), and ``on_written(problems)``, when
+    given, is told as soon as the new site is in place (the problems are then warnings
+    only), before the build's bookkeeping: the preview reloads its pages then (the time it
+    takes is not counted in the summary's seconds)."""
     check_templates(config.templates)
     check_build_folders(None if check_only else config.out, config.cache_dir, config.root,
                         (config.source, config.templates))
@@ -50,11 +59,12 @@ def run_build(config: BuildConfig, *, check_only: bool = False, progress: Progre
         if not check_only:
             for leftover in remove_leftovers(config.out):
                 progress(f"removed {leftover.name}, left behind by an interrupted build")
-        return build_stages(config, check_only, progress, annotate)
+        return build_stages(config, check_only, progress, annotate, resident, on_written)
 
 
 def build_stages(config: BuildConfig, check_only: bool = False, progress: Progress = lambda line: None,
-                 annotate: Callable | None = None) -> BuildSummary:
+                 annotate: Callable | None = None, resident: Resident | None = None,
+                 on_written: Callable[[tuple], None] | None = None) -> BuildSummary:
     """The stages, in order: steps, (nothing changed?), read, order, extract and execute,
     check, render and write, stamp. Runs under the locks :func:`run_build` takes."""
     started = time.monotonic()
@@ -68,19 +78,22 @@ def build_stages(config: BuildConfig, check_only: bool = False, progress: Progre
     git = None if check_only else stages.start_git(config)  # answered while the pages are read and checked
     written = None
     try:
-        read = stages.read_stage(config)
+        read = stages.read_stage(config, resident)
         order = stages.order_stage(read.pages, stages.load_feeds(config.cache_dir), step_outputs)
-        executions = stages.execute_stage(config, read.pages, order, progress, will_render=not check_only)
-        checked = stages.check_stage(config, read, executions, check_only)
+        executions = stages.execute_stage(config, read.pages, order, progress, will_render=not check_only,
+                                          resident=resident)
+        checked = stages.check_stage(config, read, executions, check_only, resident)
         if checked.ok(config.strict):  # a passing check binds its new numbers; a failing one changes nothing
             stages.save_quote_lock(checked.quotes)
             if not check_only:
-                written = stages.render_and_write(config, read.pages, executions, checked, annotate, git)
+                written = stages.render_and_write(config, read.pages, executions, checked, annotate, git,
+                                                  resident, on_written)
                 stages.record_stamp(config, read.pages, executions, start, written)
     finally:
         if git is not None:
             git()  # waited for (and reaped) whatever happened
-    return stages.summarize(config, read, executions, checked, written, time.monotonic() - started)
+    held = written.held if written is not None else 0.0  # the preview's reload, not the build's own time
+    return stages.summarize(config, read, executions, checked, written, time.monotonic() - started - held)
 
 
 def run_check_fix(config: BuildConfig, *, progress: Progress = lambda line: None) -> tuple[list, BuildSummary]:

@@ -16,30 +16,42 @@ end of a rebuild at once."""
 from __future__ import annotations
 
 import errno
+import gc
 import glob
+import os
 import sys
 import threading
+import time
 from dataclasses import dataclass, field
 from functools import partial
 from html import escape
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 from urllib.parse import parse_qs, urlsplit
 
 from sitebuild.config import SITE_FILE, BuildConfig
 from sitebuild.errors import ConfigError, SiteBuildError
 
-#: A batch of file events is handed over once this long (ms) passes without a new one.
-WATCH_STEP_MS = 30
+if TYPE_CHECKING:
+    from sitebuild.commands.stages import Resident
+
+#: A batch of file events is handed over once this long (ms) passes without a new one
+#: (watchfiles looks this often while it waits, idle or not).
+WATCH_STEP_MS = 20
 #: While no event comes, the watched files are compared with their last snapshot this often (ms).
 SAFETY_CHECK_MS = 5000
 #: A change is built once the watched files have held still this long (s): an editor's save
-#: (truncate, then write) or a save of two files then starts one rebuild, not two.
+#: (truncate, then write) or a save of two files then starts one rebuild, not two. Told by
+#: the changed files' own change times, so the time the file events took counts too.
 SETTLE_SECONDS = 0.03
 #: After an unexpected error, the watcher waits this long (s) before looking again.
 ERROR_PAUSE_SECONDS = 1.0
 LONG_POLL_SECONDS = 20.0
+#: After a new version is published, the rest of the rebuild (the stamp, the memos, the watch
+#: list) waits at most this long (s) for the open pages to have loaded it, so that it does
+#: not compete with their reload.
+RELOAD_GRACE_SECONDS = 0.5
 VERSION_PATH = "/__sitebuild/version"
 NOT_FOUND_PAGE = "404.html"
 RELOAD_SCRIPT = (
@@ -93,13 +105,18 @@ def overlay_html(problems: list[str], warnings: list[str] = ()) -> str:
 class ServeState:
     """Shared between the watcher and the request handlers. ``problems`` are the errors of
     the last rebuild (empty when it passed) and ``warnings`` its warnings; ``error_page``
-    is served only while no good site exists."""
+    is served only while no good site exists. ``resident`` is what the rebuilds share in
+    memory (:class:`sitebuild.commands.stages.Resident`, made by the first rebuild)."""
 
     version: int = 0
     problems: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     error_page: bytes | None = None
     watched: list[Path] = field(default_factory=list)
+    resident: Resident | None = None
+    polling: int = 0    # long polls waiting now: the open pages
+    reloading: int = 0  # of those, how many were waiting when the current version was published
+    asked: dict[int, int] = field(default_factory=dict)  # version -> long polls that came from a page of it
     lock: threading.Lock = field(default_factory=threading.Lock)
     changed: threading.Condition = field(default=None)  # type: ignore[assignment]
 
@@ -115,13 +132,29 @@ class ServeState:
             if watched is not None:
                 self.watched = watched
             self.version += 1
+            self.reloading, self.asked = self.polling, {}
             self.changed.notify_all()
 
     def wait_for_change(self, seen: int, seconds: float = LONG_POLL_SECONDS) -> int:
-        """The current version, once it differs from ``seen`` or ``seconds`` have passed."""
+        """The current version, once it differs from ``seen`` or ``seconds`` have passed (the
+        long poll of a page of version ``seen``)."""
         with self.changed:
-            self.changed.wait_for(lambda: self.version != seen, timeout=seconds)
+            self.asked[seen] = self.asked.get(seen, 0) + 1
+            self.changed.notify_all()
+            self.polling += 1
+            try:
+                self.changed.wait_for(lambda: self.version != seen, timeout=seconds)
+            finally:
+                self.polling -= 1
             return self.version
+
+    def wait_for_reloads(self, seconds: float = RELOAD_GRACE_SECONDS) -> None:
+        """Return once every page that was open when the current version was published has
+        loaded it (its script's long poll came back from it), or after ``seconds``."""
+        with self.changed:
+            version = self.version
+            self.changed.wait_for(lambda: self.version != version or self.asked.get(version, 0) >= self.reloading,
+                                  timeout=seconds)
 
 
 # -- What the site is made of --------------------------------------------------------------
@@ -178,14 +211,26 @@ def with_site_reread(config: BuildConfig) -> BuildConfig:
 
 
 def rebuild(config: BuildConfig, state: ServeState, progress: Callable[[str], None]) -> None:
-    """Build once. Every problem goes to the terminal with its file and line; on failure
-    the last good site stays, and the pages show an overlay naming the problems."""
+    """Build once. The open pages reload as soon as the new site is in place (the build's
+    bookkeeping goes on meanwhile). Every problem goes to the terminal with its file and
+    line; on failure the last good site stays, and the pages show an overlay naming the
+    problems."""
     from sitebuild.commands.build import run_build
+    from sitebuild.commands.stages import Resident
     from sitebuild.render.render import render_error_page
+
+    if state.resident is None:
+        state.resident = Resident()
+    published = []
+
+    def site_written(problems: tuple) -> None:  # a build that writes passed: its problems are warnings
+        state.publish([], None, None, [str(p) for p in problems])
+        published.append(True)
+        state.wait_for_reloads()  # the bookkeeping after the open pages' reload, not during it
 
     try:
         config = with_site_reread(config)
-        summary = run_build(config, progress=progress)
+        summary = run_build(config, progress=progress, resident=state.resident, on_written=site_written)
         problems = [str(p) for p in summary.problems]
         failed = [str(p) for p in summary.errors]
         closing = summary.closing_line()
@@ -197,7 +242,8 @@ def rebuild(config: BuildConfig, state: ServeState, progress: Callable[[str], No
     error_page = None if good_site or not failed else render_error_page(config.templates, config.site.title,
                                                                            "\n\n".join(failed))
     warnings = [line for line in problems if line not in failed]
-    state.publish(failed, error_page, None, warnings)  # the open pages reload now, while the watch list is made
+    if failed or not published:  # the open pages reload now, while the watch list is made
+        state.publish(failed, error_page, None, warnings)
     if not failed:
         watched = watched_paths(config, recorded_reads(config))
         with state.lock:
@@ -318,17 +364,48 @@ def _wait_for_change(config: BuildConfig, paths: list[Path], stop: threading.Eve
             return
 
 
-def settled_snapshot(paths: list[Path], source: Path, current: dict, stop: threading.Event) -> dict:
-    """The snapshot of ``paths`` once two looks ``SETTLE_SECONDS`` apart agree (at most 20
-    looks, so a file rewritten without pause is still built)."""
+def last_change_ns(paths: list[Path], source: Path, current: dict, last: dict) -> int:
+    """The latest modification or change time (ns) of what differs between the snapshots
+    ``current`` and ``last``: the watched files and folders whose entries differ, and the
+    source folder when its explainers do (0 when nothing there can be seen)."""
+    changed = [source] if current.get("explainers") != last.get("explainers") else []
+    changed += [p for p in paths if current.get(str(p)) != last.get(str(p))]
+    newest = 0
+    for path in changed:
+        try:
+            stat = os.stat(path)
+        except OSError:
+            continue
+        newest = max(newest, stat.st_mtime_ns, stat.st_ctime_ns)
+    return newest
+
+
+def settled_snapshot(paths: list[Path], source: Path, current: dict, stop: threading.Event,
+                     last: dict | None = None) -> dict:
+    """The snapshot of ``paths`` once what changed since ``last`` has held still for
+    ``SETTLE_SECONDS``: told by the change times of the files that differ (a save that
+    ended that long ago is built at once), else by two looks that far apart agreeing (at
+    most 20 looks, so a file rewritten without pause is still built)."""
     for _ in range(20):
-        if stop.wait(SETTLE_SECONDS):
+        since = (time.time_ns() - last_change_ns(paths, source, current, last)) / 1e9 if last is not None else 0.0
+        if since >= SETTLE_SECONDS:
+            break
+        if stop.wait(min(SETTLE_SECONDS, SETTLE_SECONDS - since)):  # a time in the future: one look later
             break
         again = snapshot(paths, source)
         if again == current:
             break
         current = again
     return current
+
+
+def keep_out_of_collections() -> None:
+    """Collect the garbage of the build just made, then keep every object still alive out of
+    the collector's later passes: the engine's modules and what the rebuilds share in memory
+    live as long as the preview, and a full pass over them in the middle of a rebuild takes
+    tens of ms. Each call after the first walks only what was made since the last."""
+    gc.collect()
+    gc.freeze()
 
 
 def watch(config: BuildConfig, state: ServeState, progress: Callable[[str], None], stop: threading.Event,
@@ -344,9 +421,10 @@ def watch(config: BuildConfig, state: ServeState, progress: Callable[[str], None
             if current == last:
                 _wait_for_change(config, paths, stop, last)
                 continue
-            current = settled_snapshot(paths, config.source, current, stop)
+            current = settled_snapshot(paths, config.source, current, stop, last)
             progress("change detected; rebuilding")
             rebuild(config, state, progress)
+            keep_out_of_collections()
             with state.lock:
                 paths = list(state.watched)
             # Compare the next look with what this build saw when it started.
@@ -379,6 +457,7 @@ class Preview:
             self.state.changed.notify_all()
         self.server.server_close()
         self.watcher.join(timeout=5)
+        gc.unfreeze()  # what the preview kept is the collector's again
 
 
 def start_preview(config: BuildConfig, port: int = 8000, progress: Callable[[str], None] = print,
@@ -394,6 +473,7 @@ def start_preview(config: BuildConfig, port: int = 8000, progress: Callable[[str
         # The files the first build found its pages reading are watched from their state now
         # (otherwise their appearance in the list would itself count as a change).
         before = {**snapshot(state.watched, config.source), **before}
+        keep_out_of_collections()
     except BaseException:
         server.server_close()
         raise

@@ -45,18 +45,57 @@ from sitebuild.store.stamp import (
 
 if TYPE_CHECKING:
     from sitebuild.checks.check import Problem
-    from sitebuild.execution.cache import ExecutionCache
+    from sitebuild.execution.cache import ExecutionCache, ResidentEntries
     from sitebuild.execution.executed import ExecutedPage
     from sitebuild.quotes import QuoteRun
+    from sitebuild.render.render import ResidentRender
     from sitebuild.source.read import Page
+    from sitebuild.store.shelf import ResidentValues
 
-__all__ = ["BuildStart", "CheckedSite", "Executions", "PageOrder", "ReadPages", "WrittenSite", "check_stage",
-           "execute_stage", "load_feeds", "order_stage", "read_stage", "record_stamp", "render_and_write",
-           "save_quote_lock", "start_build", "start_git", "summarize"]
+__all__ = ["BuildStart", "CheckedSite", "Executions", "PageOrder", "ReadPages", "Resident", "WrittenSite",
+           "check_stage", "execute_stage", "load_feeds", "order_stage", "read_stage", "record_stamp",
+           "render_and_write", "save_quote_lock", "start_build", "start_git", "summarize"]
 
 
 def _frozen(mapping: dict) -> Mapping:
     return MappingProxyType(mapping)
+
+
+# -- What the builds of one process share ---------------------------------------------------
+# (their modules are loaded by the preview only)
+
+def _resident_values() -> ResidentValues:
+    from sitebuild.store.shelf import ResidentValues
+
+    return ResidentValues()
+
+
+def _resident_entries() -> ResidentEntries:
+    from sitebuild.execution.cache import ResidentEntries
+
+    return ResidentEntries()
+
+
+def _resident_render() -> ResidentRender:
+    from sitebuild.render.render import ResidentRender
+
+    return ResidentRender()
+
+
+@dataclass
+class Resident:
+    """What the builds of one process (the preview's rebuilds) share in memory, so that a
+    prose edit parses, checks and renders again only the page it edited: the parsed pages
+    and the quote checks (the memos of :mod:`sitebuild.store.shelf`, without their files),
+    the execution cache's decoded entries (their dependencies are still checked on every
+    build) and the render's search words. Each value is looked up by everything it is made
+    of, as its memo on disk is, and no stage changes a value it was given: a build with it
+    writes exactly the bytes a build without it writes."""
+
+    pages: ResidentValues = field(default_factory=_resident_values)
+    quotes: ResidentValues = field(default_factory=_resident_values)
+    entries: ResidentEntries = field(default_factory=_resident_entries)
+    render: ResidentRender = field(default_factory=_resident_render)
 
 
 # -- The data between the stages ----------------------------------------------------------
@@ -119,9 +158,11 @@ class CheckedSite:
 
 @dataclass(frozen=True)
 class WrittenSite:
-    """The write stage: every file now in the output folder, with its state."""
+    """The write stage: every file now in the output folder, with its state, and how long
+    ``on_written`` held the build (seconds; not counted as the build's own time)."""
 
     files: Mapping[str, list[int]]
+    held: float = 0.0
 
 
 def start_build(config: BuildConfig, options: dict) -> BuildStart:
@@ -143,11 +184,12 @@ def start_git(config: BuildConfig):
 
 # -- read, order -------------------------------------------------------------------------------
 
-def read_stage(config: BuildConfig) -> ReadPages:
+def read_stage(config: BuildConfig, resident: Resident | None = None) -> ReadPages:
     """Read every page (through the page cache); an --only naming no page is an error."""
     from sitebuild.source.page_cache import read_pages_cached
 
-    pages, source_errors = read_pages_cached(config.source, config.root, config.cache_dir)
+    pages, source_errors = read_pages_cached(config.source, config.root, config.cache_dir,
+                                             resident.pages if resident is not None else None)
     unknown = sorted(set(config.only) - {p.slug for p in pages})
     if unknown:
         raise ConfigError(f"--only: no page {unknown} in {config.source}; "
@@ -181,7 +223,7 @@ class _Settling:
 
 
 def execute_stage(config: BuildConfig, pages: tuple[Page, ...], order: PageOrder, progress: Progress,
-                  will_render: bool = False) -> Executions:
+                  will_render: bool = False, resident: Resident | None = None) -> Executions:
     """Settle every page, level by level: reuse its valid cache entry, else extract its
     notebook and run it (pages of one level in parallel). Each page that runs says why
     (``reason``). Under ``--only`` another page keeps its latest execution (what the last
@@ -192,7 +234,7 @@ def execute_stage(config: BuildConfig, pages: tuple[Page, ...], order: PageOrder
     from sitebuild.execution.cache import ExecutionCache  # reads pages (markdown-it): not on the fast path
 
     cache = ExecutionCache(config.cache_dir, config.root, env=kernel_env(config), site_inputs=config.site.inputs,
-                           engine=code_digest())
+                           engine=code_digest(), resident=resident.entries if resident is not None else None)
     state = _Settling(cache, {p.rel_path: p for p in pages},
                       scan=(lambda: _scan_packages(config)) if will_render else None)
     for page_paths in order.levels:
@@ -370,7 +412,8 @@ def _scan_packages(config: BuildConfig) -> None:
 
 # -- check ------------------------------------------------------------------------------------
 
-def check_stage(config: BuildConfig, read: ReadPages, executions: Executions, check_only: bool = False) -> CheckedSite:
+def check_stage(config: BuildConfig, read: ReadPages, executions: Executions, check_only: bool = False,
+                resident: Resident | None = None) -> CheckedSite:
     """Every problem of the site: source errors, failed pages, site checks (with
     ``check_only``, whether the generated scripts are in sync too), quoted numbers, the
     warnings of the executions and a cycle among the pages."""
@@ -385,7 +428,7 @@ def check_stage(config: BuildConfig, read: ReadPages, executions: Executions, ch
     problems += check_site(pages, executed, scripts=check_only)
     problems += check_data_keys(pages, config.site.data_theme)
     problems += author_checks(pages, executed, config.site, config.root)
-    memo = QuoteMemo(config.cache_dir)
+    memo = QuoteMemo(config.cache_dir, resident.quotes if resident is not None else None)
     quotes = check_quotes(config.source, pages, executed, [e.path for e in read.source_errors], memo=memo)
     memo.save()
     problems += quotes.problems()
@@ -428,10 +471,12 @@ def summarize(config: BuildConfig, read: ReadPages, executions: Executions, chec
 # -- render and write -------------------------------------------------------------------------
 
 def render_and_write(config: BuildConfig, pages: tuple[Page, ...], executions: Executions, checked: CheckedSite,
-                     annotate: Callable | None, git=None) -> WrittenSite:
+                     annotate: Callable | None, git=None, resident: Resident | None = None,
+                     on_written: Callable[[tuple], None] | None = None) -> WrittenSite:
     """Render the site (each explainer whose inputs are unchanged, and whose file is as the
     last build wrote it, is kept from the last site, see :mod:`sitebuild.render.render_cache`),
-    swap it in, and write the scripts. Returns the files of the site as written."""
+    swap it in (and tell ``on_written`` the problems), and write the scripts. Returns the
+    files of the site as written."""
     from sitebuild.output.scripts import SCRIPTS_FILE, update_scripts
     from sitebuild.output.write import write_site
     from sitebuild.quotes import page_marks
@@ -459,9 +504,14 @@ def render_and_write(config: BuildConfig, pages: tuple[Page, ...], executions: E
     kept = renders.kept_downloads({p.slug: download_files(p, executed.get(p.slug)) for p in built})
     site = render_site(built, executed, list(checked.rows), config.site, templates=config.templates,
                        annotations=marks, root=config.root, provenance=provenance, reused=reused, kept=kept,
-                       bytecode_dir=config.cache_dir / "templates", highlights=highlights)
+                       bytecode_dir=config.cache_dir / "templates", highlights=highlights,
+                       resident=resident.render if resident is not None else None)
     write_site(site, config.out, config.templates / "static")
-    written = WrittenSite(_frozen(site_states(config.out)))
+    held = time.monotonic()
+    if on_written is not None:
+        on_written(checked.problems)
+    held = time.monotonic() - held
+    written = WrittenSite(_frozen(site_states(config.out)), held)
     write_site_files(config.cache_dir, written.files)
     renders.save()
     highlights.save((b.source, b.language) for p in built for b in p.blocks)

@@ -13,7 +13,11 @@ that lists its packages itself (as earlier entries do) is read as it is.
 
 The index, the package sets and the file hashes are memos (:mod:`sitebuild.store.memo`)
 of the cache's format: an engine edit that leaves the execution code as it was keeps
-them (each entry says itself which execution code made it)."""
+them (each entry says itself which execution code made it).
+
+A process that builds again and again (the preview) keeps the entries it decoded in
+memory (:class:`ResidentEntries`), each with the state of its file: a rebuild decodes only
+the entries whose files changed, and still checks every dependency of each."""
 
 from __future__ import annotations
 
@@ -22,14 +26,14 @@ import hashlib
 import json
 import shutil
 import sys
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from sitebuild.execution.deps import CheckContext, Deps, FileHasher, Package, decode_section, entry_deps, expand_inputs
 from sitebuild.execution.executed import ClaimValue, ExecutedPage, InlineValue
 from sitebuild.execution.outputs import Output
 from sitebuild.source.read import Page
-from sitebuild.store.files import CACHE_MARKER, write_text_atomic
+from sitebuild.store.files import CACHE_MARKER, is_racy, path_state, write_text_atomic
 from sitebuild.store.memo import Memo
 
 CACHE_FORMAT = 3
@@ -95,14 +99,26 @@ def _all_text(mapping: dict) -> bool:
     return all(isinstance(key, str) and isinstance(value, str) for key, value in mapping.items())
 
 
+@dataclass
+class ResidentEntries:
+    """The cache entries that the builds of one process share in memory: by key, each
+    entry as read (its ``deps`` decoded) and its result decoded, with the state its file
+    had (an entry whose file is in another state now is read again); and the package sets
+    by digest (named by their contents). Nothing taken from here is ever changed."""
+
+    entries: dict[str, tuple[list[int], dict, ExecutedPage]] = field(default_factory=dict)
+    package_sets: dict[str, tuple] = field(default_factory=dict)
+
+
 class ExecutionCache:
     """Content-addressed execution results under ``<cache_dir>/pages/``.
 
     ``env`` is the environment the kernels get, ``site_inputs`` the inputs site.yaml
-    declares for every page and ``engine`` the digest of the execution code."""
+    declares for every page and ``engine`` the digest of the execution code; with
+    ``resident``, the entries read stay in memory for the next build of this process."""
 
     def __init__(self, cache_dir: Path, root: Path, *, env: dict[str, str] | None = None,
-                 site_inputs: tuple[str, ...] = (), engine: str = ""):
+                 site_inputs: tuple[str, ...] = (), engine: str = "", resident: ResidentEntries | None = None):
         self.dir = cache_dir / PAGES_DIR
         self.root = root
         self.hashes_memo, self.index_memo = hashes_memo(cache_dir), index_memo(cache_dir)
@@ -114,7 +130,9 @@ class ExecutionCache:
         self.engine = engine
         self.context = CheckContext(self.hasher, self.env)
         self.package_sets_dir = cache_dir / PACKAGE_SETS_DIR
-        self.package_sets: dict[str, tuple] = {}
+        self.resident = resident
+        self.looked_up: set[str] = set()
+        self.package_sets: dict[str, tuple] = resident.package_sets if resident is not None else {}
 
     def entry_path(self, key: str) -> Path:
         """Where the entry of ``key`` lives."""
@@ -144,6 +162,21 @@ class ExecutionCache:
         entry["deps"] = Deps.from_json(entry["deps"], shared)
         return entry
 
+    def _cached_entry(self, key: str) -> tuple[dict, ExecutedPage] | None:
+        """The entry of ``key`` (see :meth:`_entry`) and its result as a cached execution
+        (its ``deps`` as stored); from memory while its file is in the state it was read in."""
+        self.looked_up.add(key)
+        state = path_state(self.entry_path(key)) if self.resident is not None else None
+        if state is not None and key in self.resident.entries and self.resident.entries[key][0] == state:
+            return self.resident.entries[key][1:]
+        entry = self._entry(key)
+        if entry is None:
+            return None
+        result = _decode(entry["result"], status="cached", deps=entry["deps"], digest=entry.get("digest", ""))
+        if state is not None and not is_racy(state):
+            self.resident.entries[key] = (state, entry, result)
+        return entry, result
+
     def _package_set(self, digest: str) -> tuple:
         if digest not in self.package_sets:
             memo = package_set_memo(self.package_sets_dir, digest)
@@ -167,16 +200,16 @@ class ExecutionCache:
         """Return the cached result of ``page`` if its code and every dependency are unchanged."""
         key = page_key(page)
         try:
-            entry = self._entry(key)
-            if entry is None:
+            found = self._cached_entry(key)
+            if found is None:
                 return Lookup(None, "code changed" if page.rel_path in self.index else "new page")
+            entry, cached = found
             deps: Deps = entry["deps"]
             groups = {Package.kind: entry["package_set"]} if entry["package_set"] else {}
             stale = deps.stale(self.context, self.inputs(page), self.engine, groups)
             if stale:
                 return Lookup(None, stale)
-            result = _decode(entry["result"], status="cached", deps=deps.refreshed(self.context),
-                             digest=entry.get("digest", ""))
+            result = replace(cached, deps=deps.refreshed(self.context))
         except ForeignEntry:
             return Lookup(None, "engine changed")
         except (ValueError, KeyError, TypeError, AttributeError) as error:
@@ -215,7 +248,11 @@ class ExecutionCache:
         return stored_result
 
     def save(self) -> None:
-        """Persist the file-hash memo and the page index (atomically) if they changed."""
+        """Persist the file-hash memo and the page index (atomically) if they changed; the
+        memory of this process keeps the entries this build looked up, no others."""
+        if self.resident is not None:
+            self.resident.entries = {key: known for key, known in self.resident.entries.items()
+                                     if key in self.looked_up}
         if self.hasher.changed:
             self.hashes_memo.save(self.hasher.memo)
             self.hasher.changed = False

@@ -54,6 +54,7 @@ class FileHasher:
 
     def __init__(self, root: Path, memo: dict | None = None):
         self.root = root
+        self._base = os.fspath(root)  # joined as text: a build checks a thousand files, pathlib's joins cost more
         self.memo: dict[str, list] = memo if isinstance(memo, dict) else {}
         self.changed = False
         #: The state each file had when it was last hashed or checked (for the stamp).
@@ -62,9 +63,9 @@ class FileHasher:
     def digest(self, rel: str, expected_state: list[int] | None = None) -> str | None:
         """The sha256 of ``rel`` (relative to the root, or absolute), or None when it is
         missing, or when ``expected_state`` is given and the file is no longer in it."""
-        path = self.root / rel
+        path = os.path.join(self._base, rel)
         try:
-            state = file_state(path.stat())
+            state = file_state(os.stat(path))
         except OSError:
             return None
         if expected_state is not None and state != list(expected_state):
@@ -75,7 +76,7 @@ class FileHasher:
             return known[1]
         try:
             digest = file_sha256(path)
-            after = file_state(path.stat())
+            after = file_state(os.stat(path))
         except OSError:
             return None
         if after != state:  # written while being read

@@ -30,13 +30,17 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from sitebuild.errors import SourceError
-from sitebuild.store.files import write_text_atomic
+from sitebuild.store.files import is_racy, path_state, write_text_atomic
 
 LOCK_VERSION = 2
 READABLE_VERSIONS = (1, 2)
 #: Fields an entry may lack (added after version 1), with the value they then take.
 OPTIONAL_FIELDS = {"label": ""}
 LOCK_FILENAME = "quotes.lock.json"
+#: The lock last read in this process, by its path and file state (a preview reads it on
+#: every rebuild), and the entries last turned into text with that text.
+_READ: dict[tuple, tuple[LockEntry, ...]] = {}
+_TEXT: dict[tuple[LockEntry, ...], str] = {}
 
 
 @dataclass(frozen=True)
@@ -71,17 +75,27 @@ def load_lock(path: str | Path) -> list[LockEntry]:
     ------
     SourceError
         When the file is not valid JSON or an entry lacks a field or has a field of
-        the wrong type; the message names the file, the entry and the field."""
+        the wrong type; the message names the file, the entry and the field. A file
+    in the state it was last read in (and old enough for its state to vouch for it) is
+    not read again."""
     path = Path(path)
-    if not path.exists():
+    state = path_state(path)
+    if state is None:
         return []
+    key = (str(path), *state)
+    if key in _READ:
+        return list(_READ[key])
     text = path.read_text(encoding="utf-8")
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
         raise SourceError(path, f"the quote lock is not valid JSON ({error.msg}); fix it or delete the file "
                           "and run `python build.py check --fix` to rebuild it", line=error.lineno) from error
-    return _entries_from(path, data)
+    entries = _entries_from(path, data)
+    if not is_racy(state):
+        _READ.clear()
+        _READ[key] = tuple(entries)
+    return entries
 
 
 def _entries_from(path: Path, data: object) -> list[LockEntry]:
@@ -119,11 +133,16 @@ def _entry_from(path: Path, position: int, item: object) -> LockEntry:
 
 
 def lock_text(entries: Iterable[LockEntry]) -> str:
-    """Return the file text for ``entries``: sorted, indented, one trailing newline."""
-    ordered = sorted(entries, key=LockEntry.sort_key)
-    data = {"version": LOCK_VERSION,
-            "quotes": [{name: getattr(entry, name) for name in _FIELD_TYPES} for entry in ordered]}
-    return json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False) + "\n"
+    """Return the file text for ``entries``: sorted, indented, one trailing newline (the
+    text last made is remembered, with its entries)."""
+    entries = tuple(entries)
+    if entries not in _TEXT:
+        ordered = sorted(entries, key=LockEntry.sort_key)
+        data = {"version": LOCK_VERSION,
+                "quotes": [{name: getattr(entry, name) for name in _FIELD_TYPES} for entry in ordered]}
+        _TEXT.clear()
+        _TEXT[entries] = json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False) + "\n"
+    return _TEXT[entries]
 
 
 def save_lock(path: str | Path, entries: Iterable[LockEntry]) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 from sitebuild.quotes.lock import LockEntry
 from sitebuild.quotes.results import PageQuotes
 from sitebuild.source.page_cache import engine_version
-from sitebuild.store.shelf import Shelf
+from sitebuild.store.shelf import ResidentValues, Shelf
 
 MEMO_DIR = "quotes"
 MEMO_FORMAT = 2
@@ -31,11 +31,13 @@ def page_check_key(page, executed, lock: list[LockEntry], version: str) -> str:
 
 
 class QuoteMemo:
-    """The remembered checks of the last build, one per page (rel_path -> (key, PageQuotes))."""
+    """The remembered checks of the last build, one per page (rel_path -> (key, PageQuotes));
+    with ``resident``, kept in memory between the builds of this process too (a check taken
+    from there is shared by those builds, and never changed by them)."""
 
-    def __init__(self, cache_dir: Path):
+    def __init__(self, cache_dir: Path, resident: ResidentValues | None = None):
         self.version = engine_version()
-        self.shelf = Shelf(cache_dir / MEMO_DIR, f"quote checks {MEMO_FORMAT}", self.version)
+        self.shelf = Shelf(cache_dir / MEMO_DIR, f"quote checks {MEMO_FORMAT}", self.version, resident)
         self.used: dict[str, str] = {}
         self.hits = 0
 

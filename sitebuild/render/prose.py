@@ -32,9 +32,14 @@ def _render_fence(self, tokens, idx, options, env):
                      env.get("figure_numbers"), env.get("highlight", highlight_code), env.get("table_numbers"))
 
 
+def _notes(env, token) -> dict:
+    """What this render adds to an inline child (see :func:`_prepare_inline`): {} for most."""
+    return env.get("notes", {}).get(id(token), {})
+
+
 def _render_code_inline(self, tokens, idx, options, env):
     token = tokens[idx]
-    value = env["inline_values"].get(token.meta.get("inline_index"))
+    value = env["inline_values"].get(_notes(env, token).get("inline_index"))
     if value is None:
         return self.code_inline(tokens, idx, options, env)
     return f'<span class="inline-value">{escape(value)}</span>'
@@ -50,14 +55,15 @@ def _render_link_open(self, tokens, idx, options, env):
             return f'<a class="xref" href="{escape(href)}">{kind} {number}'  # [](#fig-x): "Figure 3"
     if "://" not in href and not href.startswith("#"):
         target, sep, fragment = href.partition("#")
-        if target.endswith(".md"):
-            token.attrSet("href", target.rsplit("/", 1)[-1][:-3] + ".html" + sep + fragment)
+        if target.endswith(".md"):  # the link to a page's source, rendered as the page's HTML
+            html_href = target.rsplit("/", 1)[-1][:-3] + ".html" + sep + fragment
+            tokens = [*tokens[:idx], token.copy(attrs={**token.attrs, "href": html_href}), *tokens[idx + 1:]]
     return self.renderToken(tokens, idx, options, env)
 
 
 def _render_text(self, tokens, idx, options, env):
     token = tokens[idx]
-    marks = token.meta.get("annotations")
+    marks = _notes(env, token).get("annotations")
     if not marks:
         return escape(token.content)
     out, cursor = [], 0
@@ -88,7 +94,7 @@ def _render_span_open(self, tokens, idx, options, env):
     token = tokens[idx]
     if "check" not in token.attrs:
         return self.renderToken(tokens, idx, options, env)
-    claim = (token.meta or {}).get("claim")
+    claim = _notes(env, token).get("claim")
     if claim is None:
         return '<span class="claim">'
     return (f'<span class="claim claim-{escape(claim.status)}" id="{escape(claim.id)}" tabindex="0" '
@@ -108,24 +114,27 @@ def inline_value_places(page: Page) -> dict[tuple[int, int], int]:
     return places
 
 
-def _prepare_inline(page: Page, marks: PageMarks) -> None:
-    """Mark inline values and annotated numbers on the inline tokens' children."""
+def _prepare_inline(page: Page, marks: PageMarks) -> dict[int, dict]:
+    """What the render adds to the inline tokens' children, by the child's ``id``: the index
+    of an inline value, the annotated numbers of a text, the claim of a span. The tokens
+    themselves are left as they are."""
     places = inline_value_places(page)
+    notes: dict[int, dict] = {}
     for token_index, token in enumerate(page.tokens):
         if token.type != "inline" or not token.map:
             continue
         for child_index, child in enumerate(token.children or []):
-            child.meta = {k: v for k, v in (child.meta or {}).items() if k not in ("annotations", "claim")}
             if (token_index, child_index) in places:
-                child.meta["inline_index"] = places[(token_index, child_index)]
+                notes[id(child)] = {"inline_index": places[(token_index, child_index)]}
             elif child.type == "text":
                 placed = _placed_marks(child.content, marks.get((token_index, child_index), []))
                 if placed:
-                    child.meta["annotations"] = placed
+                    notes[id(child)] = {"annotations": placed}
             elif child.type == "span_open":
                 claims = [note for _, note in marks.get((token_index, child_index), []) if note.kind == "claim"]
                 if claims:
-                    child.meta["claim"] = claims[0]
+                    notes[id(child)] = {"claim": claims[0]}
+    return notes
 
 
 def _placed_marks(content: str, marks: list[tuple[int, Annotation]]) -> list[tuple[int, Annotation]]:
@@ -212,8 +221,8 @@ def prose_html(md, page: Page, executed: ExecutedPage | None, marks: PageMarks,
     code highlighted through ``highlights`` when given), each annotated number marked,
     figures numbered, citations linked (and the entries cited only in running text listed
     at the end)."""
-    _prepare_inline(page, marks)
     env = {
+        "notes": _prepare_inline(page, marks),
         "figure_numbers": figure_numbers(page, executed), "figure_labels": figure_labels(page, executed),
         "table_numbers": table_numbers(page, executed), "table_labels": table_labels(page, executed),
         "bibliography": bibliography or {},

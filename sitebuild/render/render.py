@@ -50,6 +50,16 @@ class RenderedSite:
     kept: dict[str, str | Path] = field(default_factory=dict)
 
 
+@dataclass
+class ResidentRender:
+    """What the renders of one process (the preview's rebuilds) share in memory: each
+    page's search words, by everything they are made of (its path and text, its inline
+    values and the bibliography), and the last search index with what it was made of."""
+
+    search: dict[tuple, dict[str, str]] = field(default_factory=dict)
+    index: tuple[tuple, str] = ((), "")
+
+
 def make_environment(templates: Path, bytecode_dir: Path | None = None) -> Environment:
     """The Jinja2 environment: templates from ``templates``, autoescape on. With
     ``bytecode_dir``, compiled templates are kept there between builds (Jinja recompiles a
@@ -121,13 +131,32 @@ def _data_index(ordered: list[Page], data_theme: str) -> list[dict]:
 
 
 def search_index_js(ordered: list[Page], executed: dict[str, ExecutedPage] | None = None,
-                    bibliography: dict[str, Reference] | None = None) -> str:
+                    bibliography: dict[str, Reference] | None = None, resident: ResidentRender | None = None) -> str:
     """``static/search-index.js``: each page's title, url, summary, tags, and the rendered
     words of its headings and prose (:func:`sitebuild.render.prose.search_fields`), which
-    templates/static/search.js indexes with MiniSearch."""
+    templates/static/search.js indexes with MiniSearch. With ``resident``, the words of a
+    page whose text, inline values and bibliography are as before come from memory, and so
+    does the whole index when no page's entry changed."""
+    executed = executed or {}
+    if resident is None:
+        words = {p.slug: search_fields(p, executed.get(p.slug), bibliography) for p in ordered}
+        return _search_script(ordered, words)
+    cited = repr(sorted((bibliography or {}).items()))
+    keys = {p.slug: (p.rel_path, p.text, repr(getattr(executed.get(p.slug), "inline", None)), cited) for p in ordered}
+    words = {}
+    for p in ordered:
+        known = resident.search.get(keys[p.slug])
+        words[p.slug] = known if known is not None else search_fields(p, executed.get(p.slug), bibliography)
+    resident.search = {keys[slug]: fields for slug, fields in words.items()}  # this site's pages only
+    made_of = tuple((p.slug, p.front.title, p.front.summary, p.front.tags, keys[p.slug]) for p in ordered)
+    if resident.index[0] != made_of:
+        resident.index = (made_of, _search_script(ordered, words))
+    return resident.index[1]
+
+
+def _search_script(ordered: list[Page], words: dict[str, dict[str, str]]) -> str:
     entries = [{"title": p.front.title, "url": f"{p.slug}.html", "summary": p.front.summary,
-                "tags": list(p.front.tags), **search_fields(p, (executed or {}).get(p.slug), bibliography)}
-               for p in ordered]
+                "tags": list(p.front.tags), **words[p.slug]} for p in ordered]
     data = json.dumps(entries, ensure_ascii=False, sort_keys=True).replace("</", "<\\/")
     return f"window.FC_SEARCH_INDEX = {data};\n"
 
@@ -162,7 +191,7 @@ def render_site(pages: list[Page], executed: Mapping[str, ExecutedPage], report:
                 root: Path | None = None,
                 provenance: Provenance | None = None, reused: dict[str, Path] | None = None,
                 kept: dict[str, str | Path] | None = None, bytecode_dir: Path | None = None,
-                highlights: HighlightMemo | None = None) -> RenderedSite:
+                highlights: HighlightMemo | None = None, resident: ResidentRender | None = None) -> RenderedSite:
     """Render the whole site into memory; raises nothing for a page without an execution.
     ``annotations`` holds the number marks of each page, by slug. ``site`` (site.yaml)
     gives the title, themes, data theme, links and footer; ``root`` (the repository) the commit,
@@ -171,8 +200,9 @@ def render_site(pages: list[Page], executed: Mapping[str, ExecutedPage], report:
     "/report.html", "/404.html" -> the file of the last site, see
     :mod:`sitebuild.render.render_cache`): they are kept as they are; ``kept`` the existing files
     that a page's downloads (see :func:`download_files`) are taken from, used only when it
-    holds all of them. ``bytecode_dir`` keeps the compiled templates between builds, and
-    ``highlights`` the highlighted code."""
+    holds all of them. ``bytecode_dir`` keeps the compiled templates between builds,
+    ``highlights`` the highlighted code, and ``resident`` what the renders of this process
+    share in memory."""
     highlights = highlights or HighlightMemo()
     themes, data_theme = site.themes, site.data_theme
     env = make_environment(templates, bytecode_dir)
@@ -189,13 +219,13 @@ def render_site(pages: list[Page], executed: Mapping[str, ExecutedPage], report:
     explainer = env.get_template("explainer.html")
     for i, page in enumerate(ordered):
         result = executed.get(page.slug)
-        context = _page_context(page, by_slug, ordered[i - 1] if i > 0 else None,
-                                ordered[i + 1] if i + 1 < len(ordered) else None)
-        context.update(data_links=data_links(page, by_key), theme_id=theme_slug(page.front.theme),
-                       links=page_links(page, site, provenance), current=page.slug)
         if reused and page.slug in reused:
             rendered.kept[f"{page.slug}.html"] = reused[page.slug]
         else:
+            context = _page_context(page, by_slug, ordered[i - 1] if i > 0 else None,
+                                    ordered[i + 1] if i + 1 < len(ordered) else None)
+            context.update(data_links=data_links(page, by_key), theme_id=theme_slug(page.front.theme),
+                           links=page_links(page, site, provenance), current=page.slug)
             context["body"] = Markup(prose_html(md, page, result, (annotations or {}).get(page.slug, {}), bibliography,
                                                 highlights))
             rendered.files[f"{page.slug}.html"] = explainer.render(root="", **{**common, **context}).encode()
@@ -220,7 +250,7 @@ def render_site(pages: list[Page], executed: Mapping[str, ExecutedPage], report:
         else:
             rendered.files[name] = env.get_template(name).render(root="", toc=None, **{**common, **context}).encode()
     rendered.files["static/pygments.css"] = highlights.css().encode()
-    rendered.files["static/search-index.js"] = search_index_js(ordered, executed, bibliography).encode()
+    rendered.files["static/search-index.js"] = search_index_js(ordered, executed, bibliography, resident).encode()
     return rendered
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from sitebuild.store import memo
 from sitebuild.store.files import is_racy, path_state, stat_line
-from sitebuild.store.shelf import Shelf
+from sitebuild.store.shelf import ResidentValues, Shelf
 
 PAGES_DIR = "parsed"
 PAGES_FORMAT = 3
@@ -67,14 +67,17 @@ def _yaml_state() -> str:
     return stat_line(spec.origin) if spec is not None and spec.origin else "no yaml"
 
 
-def read_pages_cached(source: Path, root: Path, cache_dir: Path) -> tuple[list, list]:
+def read_pages_cached(source: Path, root: Path, cache_dir: Path,
+                      resident: ResidentValues | None = None) -> tuple[list, list]:
     """:func:`sitebuild.source.read.read_pages`, with each unchanged page from the memo of the
     last build in ``cache_dir``; only a page parsed now is written to it. An unchanged
-    page is known by its file's state, not read (see :func:`_still_holds`)."""
+    page is known by its file's state, not read (see :func:`_still_holds`). With
+    ``resident``, the memo's records stay in memory between the builds of this process
+    (the pages it gives are then shared by those builds, and never changed by them)."""
     from sitebuild.errors import SourceError
     from sitebuild.source.read import read_page
 
-    shelf = Shelf(cache_dir / PAGES_DIR, f"parsed pages {PAGES_FORMAT}", engine_version())
+    shelf = Shelf(cache_dir / PAGES_DIR, f"parsed pages {PAGES_FORMAT}", engine_version(), resident)
     pages, errors, names = [], [], set()
     started_ns = time.time_ns()
     for path in sorted(source.glob("*.md")):

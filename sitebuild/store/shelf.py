@@ -7,13 +7,21 @@ that changed one page reads two or three files and writes one. Once more than
 :data:`COMPACT_AFTER` values sit beside the pack, or the pack holds a name no longer
 wanted or cannot be used, :meth:`Shelf.keep_only` writes a new pack and removes the
 single files. Each file is a memo (see :mod:`sitebuild.store.memo`): one of another kind
-or version, or one that cannot be read, counts as missing."""
+or version, or one that cannot be read, counts as missing.
+
+A process that builds again and again (the preview) hands each shelf its
+:class:`ResidentValues`: the values it read or stored stay in memory, so a rebuild reads
+no file of the shelf at all. A shelf holds values that are functions of their keys (the
+caller checks each value it gets against what it stands for), so a value kept in memory
+is as good as the file; a value the caller receives that way is shared between builds and
+must never be changed."""
 
 from __future__ import annotations
 
 import hashlib
 import os
 import pickle
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from sitebuild.store.files import write_bytes_atomic
@@ -25,12 +33,31 @@ PACK = "pack" + SUFFIX
 COMPACT_AFTER = 16
 
 
+@dataclass
+class ResidentValues:
+    """The values of one shelf that the builds of one process share in memory: by name, for
+    the shelf's kind and version (another version empties it), with the names the shelf was
+    last told to keep (None before the first build)."""
+
+    values: dict[str, object] = field(default_factory=dict)
+    version: str = ""
+    kept: frozenset[str] | None = None
+
+    def of_version(self, version: str) -> ResidentValues:
+        """This memory, emptied first when it holds another version's values."""
+        if version != self.version:
+            self.values, self.version, self.kept = {}, version, None
+        return self
+
+
 class Shelf:
     """Values by name under ``folder``, valid for one ``kind`` (what the shelf keeps, with
-    its format) and ``version``."""
+    its format) and ``version``; with ``resident``, the values read or stored are kept in
+    memory for the next build of this process."""
 
-    def __init__(self, folder: Path, kind: str | int, version: str):
+    def __init__(self, folder: Path, kind: str | int, version: str, resident: ResidentValues | None = None):
         self.folder, self.kind, self.version = folder, str(kind), version
+        self.resident = resident.of_version(f"{kind}\0{version}") if resident is not None else None
         self._pack: dict | None = None
         self._pack_unusable = False  # a pack file is there but cannot be used: write it again
         self._singles: set[str] | None = None  # the file names of the values beside the pack
@@ -87,7 +114,15 @@ class Shelf:
         return unwrap(data, self._kind(name), self.version)
 
     def get(self, name: str) -> object | None:
-        """The value stored under ``name``, or None."""
+        """The value stored under ``name``, or None (from memory, when it is resident)."""
+        if self.resident is not None and name in self.resident.values:
+            return self.resident.values[name]
+        value = self._read(name)
+        if self.resident is not None and value is not None:
+            self.resident.values[name] = value
+        return value
+
+    def _read(self, name: str) -> object | None:
         file_name = self._file_name(name)
         if file_name in self._single_names():
             value = self._read_single(self.folder / file_name, name)
@@ -100,9 +135,16 @@ class Shelf:
         path = self._path(name)
         write_bytes_atomic(path, self._dumps(name, value))
         self._single_names().add(path.name)
+        if self.resident is not None:
+            self.resident.values[name] = value
 
     def keep_only(self, names: set[str]) -> None:
-        """Forget every name not in ``names``; write a new pack when it is due."""
+        """Forget every name not in ``names``; write a new pack when it is due. A resident
+        shelf told to keep the same names as last time only looks whether a pack is due
+        (without reading the pack)."""
+        if self.resident is not None and self.resident.kept == frozenset(names) \
+                and len(self._single_names()) <= COMPACT_AFTER:
+            return
         wanted = {self._file_name(name): name for name in names}
         singles = self._single_names()
         for file_name in sorted(singles - set(wanted)):
@@ -111,6 +153,9 @@ class Shelf:
         stale = not set(self._pack_values()) <= set(names) or self._pack_unusable
         if len(singles) > COMPACT_AFTER or stale:
             self._compact(wanted)
+        if self.resident is not None:
+            self.resident.values = {name: value for name, value in self.resident.values.items() if name in names}
+            self.resident.kept = frozenset(names)
 
     def _compact(self, wanted: dict[str, str]) -> None:
         values = {}

@@ -242,3 +242,23 @@ def test_the_watcher_waits_for_events_and_does_not_poll(preview, monkeypatch):
     assert calls == [], f"{len(calls)} snapshot(s) in 1 s of idleness"
     (root / "explainers" / "served.md").write_text(PAGE.replace("First", "Evented"))
     wait_for_page(port, state, "Evented version.")
+
+
+def test_the_rest_of_a_rebuild_waits_for_the_open_pages_to_load_the_new_version():
+    from sitebuild.commands.serve import ServeState
+
+    state = ServeState(version=1)
+    open_page = threading.Thread(target=state.wait_for_change, args=(1,), daemon=True)
+    open_page.start()
+    wait_until(lambda: state.polling == 1, state)
+    state.publish([], None, None)
+    done = threading.Event()
+    threading.Thread(target=lambda: (state.wait_for_reloads(seconds=30), done.set()), daemon=True).start()
+    open_page.join(timeout=5)
+    assert not done.wait(0.3), "the open page has not loaded version 2 yet"
+    threading.Thread(target=state.wait_for_change, args=(2, 1.0), daemon=True).start()  # its reload's long poll
+    assert done.wait(10), "the reloaded page's long poll ends the wait"
+    wait_until(lambda: state.polling == 0, state)  # its tab closed
+    state.publish([], None, None)
+    state.wait_for_reloads(seconds=30)  # no page was open: nothing to wait for
+    assert state.polling == 0

@@ -104,3 +104,18 @@ def test_a_version_1_lock_reads_with_empty_labels_and_is_written_back_as_version
     assert entry == replace(ENTRY, label="")
     save_lock(path, [replace(entry, label="share")])
     assert json.loads(path.read_text()) == {"version": 2, "quotes": [{**old, "label": "share"}]}
+
+
+def test_a_lock_read_again_in_the_same_state_comes_from_memory_and_an_edit_is_read(tmp_path):
+    import time
+
+    from sitebuild.store.files import FINE_RACY_NS
+
+    path = tmp_path / "quotes.lock.json"
+    save_lock(path, [ENTRY])
+    time.sleep(FINE_RACY_NS / 1e9)  # old enough for its state to vouch for its contents
+    first = load_lock(path)
+    first.append(replace(ENTRY, line=99))  # the caller's list is its own
+    assert load_lock(path) == [ENTRY]
+    path.write_text(path.read_text().replace('"72%"', '"73%"'))  # the same size, another file state
+    assert load_lock(path) == [replace(ENTRY, quote="73%")]
