@@ -44,7 +44,7 @@ SAFETY_CHECK_MS = 5000
 #: A change is built once the watched files have held still this long (s): an editor's save
 #: (truncate, then write) or a save of two files then starts one rebuild, not two. Told by
 #: the changed files' own change times, so the time the file events took counts too.
-SETTLE_SECONDS = 0.03
+SETTLE_SECONDS = 0.02
 #: After an unexpected error, the watcher waits this long (s) before looking again.
 ERROR_PAUSE_SECONDS = 1.0
 LONG_POLL_SECONDS = 20.0
