@@ -88,7 +88,7 @@ def build_stages(config: BuildConfig, check_only: bool = False, progress: Progre
             if not check_only:
                 written = stages.render_and_write(config, read.pages, executions, checked, annotate, git,
                                                   resident, on_written)
-                stages.record_stamp(config, read.pages, executions, start, written)
+                stages.record_stamp(config, read.pages, executions, start)
     finally:
         if git is not None:
             git()  # waited for (and reaped) whatever happened

@@ -534,12 +534,12 @@ def _package_groups(executed: Mapping[str, ExecutedPage]) -> list[tuple]:
 
 # -- the stamp -----------------------------------------------------------------------------------
 
-def record_stamp(config: BuildConfig, pages: tuple[Page, ...], executions: Executions, start: BuildStart,
-                 written: WrittenSite) -> None:
+def record_stamp(config: BuildConfig, pages: tuple[Page, ...], executions: Executions, start: BuildStart) -> None:
     """Write the "nothing changed" stamp, or remove it when the next build must not trust
     this one: a page that runs on every build, an --only build, declared inputs (their
     globs are expanded by the full path), a file that moved while its page ran, or a
-    state too recent to vouch for its contents."""
+    state too recent to vouch for its contents. The site as written is not in it: the
+    write stage kept it already (the site-files memo), and the next build reads it there."""
     lines: dict[str, Any] = {}
     watched: set[str] = set()
     vouched, now_ns = True, time.time_ns()
@@ -554,5 +554,5 @@ def record_stamp(config: BuildConfig, pages: tuple[Page, ...], executions: Execu
     if volatile or not vouched or is_racy([0, start.newest_ns, start.newest_ns], start.started_ns):
         stamp_path(config).unlink(missing_ok=True)
         return
-    write_stamp(stamp_path(config), {"fingerprint": start.sources, "deps": lines, "site": dict(written.files),
+    write_stamp(stamp_path(config), {"fingerprint": start.sources, "deps": lines,
                                        "generated": generated_digest(config.source, generated_state(config))})

@@ -31,7 +31,7 @@ __all__ = ["RACY_NS", "stat_line", "tree_lines", "fingerprint", "deps_state", "r
            "site_states", "site_unchanged", "read_site_files", "write_site_files", "STAMP_FILE", "INPUTS_FILE",
            "SITE_FILES", "CurrentState"]
 
-STAMP_FORMAT = 3
+STAMP_FORMAT = 4
 STAMP_FILE = "last-build.json"
 INPUTS_FILE = "recorded-inputs.json"  # what the last build's pages read, stamp or not
 INPUTS_FORMAT = "1"
@@ -166,8 +166,8 @@ def is_up_to_date(path: Path, out: Path, root: Path, source: Path, templates: Pa
     if not stamp or fingerprint(root, source, templates, options) != stamp.get("fingerprint"):
         return False  # the sources first: an edit, the usual reason, is found with the fewest stats
     if generated_digest(source, generated or {}) != stamp.get("generated") \
-            or not site_unchanged(out, stamp.get("site", {})):
-        return False
+            or not site_unchanged(out, read_site_files(path.parent)):
+        return False  # the site as written is the memo beside the stamp (the render cache reads it too)
     record = stamp.get("deps", {})
     return deps_state(root, record, dict(os.environ) if env is None else env, current) == record
 
