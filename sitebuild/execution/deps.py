@@ -615,7 +615,7 @@ class Deps:
         if self.engine != engine:
             return "engine changed"
         for kind, records in self.records.items():
-            reason = RECORD_TYPES[kind].stale_group(records, context, groups.get(kind))
+            reason = _group_verdict(kind, records, context, groups.get(kind))
             if reason:
                 return reason
         declared = dict(self.inputs)
@@ -666,6 +666,19 @@ class Deps:
 #: when it holds this many.
 _DECODED_LIMIT = 4096
 _decoded_sections: dict[tuple, tuple[Record, ...]] = {}
+
+
+def _group_verdict(kind: str, records: tuple[Record, ...], context: CheckContext, group: str | None) -> str:
+    """:meth:`Record.stale_group` of ``records``, asked once per build for a tuple that
+    several entries share (see :func:`decode_section`): the verdict depends only on the
+    records and the build's context. The memo holds the tuple, so its id stays its own."""
+    memo_key = ("group verdict", kind, id(records))
+    known = context.memo.get(memo_key)
+    if known is not None and known[0] is records:
+        return known[1]
+    reason = RECORD_TYPES[kind].stale_group(records, context, group)
+    context.memo[memo_key] = (records, reason)
+    return reason
 
 
 def decode_section(kind: str, section: dict) -> tuple[Record, ...]:

@@ -138,3 +138,14 @@ def test_equal_sections_of_hashable_values_share_their_records_and_others_are_de
     files = {"data.csv": ["ab" * 32, [10, 1, 2, 3, 4], False]}
     a, b = decode_section(FileRead.kind, files), decode_section(FileRead.kind, files)
     assert a == b and a is not b and a[0].state_seen == (10, 1, 2, 3, 4)
+
+
+def test_entries_sharing_a_decoded_section_share_one_verdict_per_build_and_not_across_builds(tmp_path):
+    data = Deps.from_json(entry_deps(report(tmp_path), FileHasher(tmp_path), [], "engine").to_json()).to_json()
+    first, second = Deps.from_json(data), Deps.from_json(data)
+    assert first.of_kind(EnvRead) is second.of_kind(EnvRead)  # one tuple, decoded once
+    build = CheckContext(FileHasher(tmp_path), {"FC_RECORD_TEST": "1"})
+    assert first.stale(build, [], "engine") == second.stale(build, [], "engine") == ""
+    next_build = CheckContext(FileHasher(tmp_path), {"FC_RECORD_TEST": "2"})  # a variable changed since
+    changed = "env FC_RECORD_TEST changed"
+    assert first.stale(next_build, [], "engine") == second.stale(next_build, [], "engine") == changed
