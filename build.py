@@ -194,7 +194,8 @@ def _print_fixes(fixes: list) -> None:
             _say(not_rewritten_line(result))
     rewritten = sum(len(fix.fixed) for fix in fixes)
     if fixes:
-        _say(f"--fix rewrote {rewritten} stale number(s) in {sum(bool(f.fixed) for f in fixes)} page(s); checked again:")
+        _say(f"--fix rewrote {rewritten} stale number(s) in {sum(bool(f.fixed) for f in fixes)} page(s); checked "
+             f"again:")
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -224,7 +225,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def cmd_new(args: argparse.Namespace) -> int:
     """``new "Title"``."""
     from sitebuild.commands.scaffold import new_explainer
-
     from sitebuild.config import SITE_FILE, load_site_config
 
     site = load_site_config(ROOT / SITE_FILE)
@@ -241,7 +241,7 @@ def cmd_clean(args: argparse.Namespace) -> int:
 
     out, cache = (Path(p) if Path(p).is_absolute() else ROOT / p
                   for p in (args.out, args.cache_dir or Path(".cache") / "sitebuild"))
-    for folder in clean(out.resolve(), cache.resolve(), (ROOT, ROOT / "explainers", ROOT / "templates"), _say):
+    for folder in clean(out.resolve(), cache.resolve(), ROOT, (ROOT / "explainers", ROOT / "templates"), _say):
         _say(f"removed {folder}")
     return 0
 

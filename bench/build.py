@@ -1,19 +1,23 @@
 #!/usr/bin/env python3
 """Benchmark of the site build, every build the real command line (``python build.py``)
-timed wall-clock from start to exit, in a temporary project (``--root``), in one run:
+timed wall-clock from start to exit, in a temporary project (``--root``), in one run.
+Cold builds run in arms side by side: kernels forked from the warm template (the default)
+and kernels started fresh (``SITEBUILD_KERNELS=fresh``), in rounds of rotating order, medians:
 
 1. a 10-page site whose pages each do about 1 s of work: cold with --jobs 1 and
-   --jobs 2, and the same pages built cold by Sphinx + MyST-NB (``sphinx-build -j 2``,
-   notebooks executed into a fresh jupyter-cache), the alternative, in --rounds rounds
-   each in another order (medians); then a rebuild with nothing changed, after a prose
-   edit, after a code edit;
-2. a site of 300 trivial pages: cold with --jobs 2 (no page may fail), nothing changed,
-   and a prose edit of one page.
+   --jobs 2, forked and fresh, and the same pages built cold by Sphinx + MyST-NB
+   (``sphinx-build -j 2``, notebooks executed into a fresh jupyter-cache), the
+   alternative; then a rebuild with nothing changed, after a prose edit, after a code edit;
+2. the repository's own site (pages, faircode, audits, results copied), cold, --jobs 2,
+   forked and fresh, with the peak memory of the build's processes together;
+3. a site of 300 trivial pages: cold with --jobs 2, forked and fresh (no page may fail;
+   peak memory), nothing changed, and a prose edit of one page.
 
 The engine snapshot is byte-compiled before the runs (as pip does on install), so no
 run pays for compiling it even where PYTHONDONTWRITEBYTECODE is set.
 
 Usage: python bench/build.py [--pages 10] [--large 300] [--work sleep|cpu] [--repeat 5] [--rounds 3]
+       [--large-rounds 2] [--real 1] [--real-rounds 3]
 Prints Markdown tables. Not a test: targets are reported, not asserted."""
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Callable
 
 ROOT = Path(__file__).resolve().parents[1]
 WORK_CODE = {
@@ -127,20 +132,65 @@ def interpreter_start() -> float:
     return time.perf_counter() - started
 
 
-def build(project: Path, source: str, out: str, cache: str, jobs: int) -> tuple[float, str]:
-    """Run ``python build.py`` once; return its wall time and its closing line."""
+#: The kernels of each arm: forked from the warm template, or each started fresh.
+KERNELS = ("forked", "fresh")
+#: The peak memory of the last build timed with ``memory=True``: (RSS, PSS) summed over its processes, bytes.
+PEAK_MEMORY: list[tuple[int, int]] = []
+
+
+def build(project: Path, source: str, out: str, cache: str, jobs: int, kernels: str = "forked",
+          memory: bool = False) -> tuple[float, str]:
+    """Run ``python build.py`` once (its kernels ``forked`` or ``fresh``); return its wall
+    time and its closing line. With ``memory``, the peak of the memory its processes use
+    together is sampled every 0.2 s (into :data:`PEAK_MEMORY`)."""
     engine = project / "engine"
     command = [sys.executable, str(engine / "build.py"), "build", "--root", str(project), "--source", source,
                "--out", out, "--cache-dir", cache, "--jobs", str(jobs)]
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(engine), os.environ.get("PYTHONPATH")])))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(engine), os.environ.get("PYTHONPATH")])),
+               SITEBUILD_KERNELS=kernels)
     started = time.perf_counter()
-    done = subprocess.run(command, cwd=project, capture_output=True, text=True, env=env)
-    seconds = time.perf_counter() - started
-    if done.returncode != 0:
-        sys.exit(f"build failed:\n{done.stderr[-6000:]}")
-    lines = done.stderr.strip().splitlines()
+    with tempfile.TemporaryFile("w+") as errors:
+        process = subprocess.Popen(command, cwd=project, stdout=subprocess.DEVNULL, stderr=errors, text=True, env=env)
+        peak = (0, 0)
+        while process.poll() is None:
+            if memory:
+                peak = max(peak, tree_memory(process.pid))
+            try:
+                process.wait(timeout=0.2)
+            except subprocess.TimeoutExpired:
+                pass
+        seconds = time.perf_counter() - started
+        errors.seek(0)
+        stderr = errors.read()
+    if memory:
+        PEAK_MEMORY.append(peak)
+    if process.returncode != 0:
+        sys.exit(f"build failed:\n{stderr[-6000:]}")
+    lines = stderr.strip().splitlines()
     closing = [line for line in lines if SUMMARY.search(line) or "up to date" in line]
     return seconds, (closing or lines)[-1]
+
+
+def tree_memory(pid: int) -> tuple[int, int]:
+    """(RSS, PSS) in bytes summed over process ``pid`` and its descendants (a forked
+    kernel's pages shared with the template count once in PSS, in each process in RSS)."""
+    import psutil
+
+    try:
+        processes = [psutil.Process(pid), *psutil.Process(pid).children(recursive=True)]
+    except psutil.Error:
+        return 0, 0
+    rss = pss = 0
+    for process in processes:
+        try:
+            with open(f"/proc/{process.pid}/smaps_rollup", encoding="ascii") as rollup:
+                for line in rollup:
+                    if line.startswith(("Rss:", "Pss:")):
+                        kib = int(line.split()[1]) * 1024
+                        rss, pss = (rss + kib, pss) if line.startswith("Rss:") else (rss, pss + kib)
+        except (OSError, ValueError):
+            continue
+    return rss, pss
 
 
 def sphinx_build(project: Path, pages: int, work: str, jobs: int) -> float | None:
@@ -186,10 +236,35 @@ def table(title: str, rows: list[tuple]) -> None:
         print(f"| {name} | {seconds:.3f} | {cpu_used:.2f} | {what} |")
 
 
+def cold_rounds(arms: dict[str, Callable[[], tuple[float, str]]], rounds: int) -> dict[str, list[tuple]]:
+    """Run each arm (a cold build: its wall time and what it ran) once per round, each
+    round in another order, so that the machine's noise falls on all arms alike."""
+    runs: dict[str, list[tuple[float, float, str]]] = {name: [] for name in arms}
+    order = list(arms)
+    for round_ in range(rounds):
+        shift = round_ % len(order)
+        for name in order[shift:] + order[:shift]:
+            cpu = cpu_seconds()
+            result = arms[name]()
+            if result is not None:
+                runs[name].append((result[0], cpu_seconds() - cpu, result[1]))
+    return runs
+
+
+def median_rows(runs: dict[str, list[tuple]], names: dict[str, str]) -> tuple[list[tuple], dict[str, float]]:
+    """Table rows of the medians of ``runs``, and the medians by arm."""
+    rows, medians = [], {}
+    for which, done in runs.items():
+        if done:
+            medians[which] = statistics.median(t for t, _, _ in done)
+            rows.append((f"{names[which]} (median of {len(done)})", medians[which],
+                         statistics.median(c for _, c, _ in done), done[-1][2]))
+    return rows, medians
+
+
 def small_site(project: Path, args) -> dict:
     """The 10-page scenarios and the comparison with Sphinx + MyST-NB."""
     source = project / "explainers"
-    rows, cold = [], {}
 
     def timed(name: str, cache: str, jobs: int) -> float:
         cpu = cpu_seconds()
@@ -197,68 +272,70 @@ def small_site(project: Path, args) -> dict:
         rows.append((name, seconds, cpu_seconds() - cpu, executed(line)))
         return seconds
 
-    # The cold builds are repeated in rounds, each round in another order, so that the
-    # machine's noise falls on all three alike; the medians are compared.
-    runs: dict[str, list[tuple[float, float, str]]] = {"jobs1": [], "jobs2": [], "sphinx": []}
-
-    def cold_run(which: str) -> None:
-        cpu = cpu_seconds()
-        if which == "sphinx":
-            seconds, what = sphinx_build(project, args.pages, args.work, 2), f"{args.pages} executed"
-            if seconds is None:
-                return
-        else:
-            jobs = int(which[-1])
+    def ours(jobs: int, kernels: str):
+        def run() -> tuple[float, str]:
             write_pages(source, args.pages, PAGE, args.work)
-            shutil.rmtree(project / f"cache-{which}", ignore_errors=True)
-            seconds, line = build(project, "explainers", "site", f"cache-{which}", jobs)
-            what = executed(line)
-        runs[which].append((seconds, cpu_seconds() - cpu, what))
+            cache = f"cache-{jobs}-{kernels}"
+            shutil.rmtree(project / cache, ignore_errors=True)
+            seconds, line = build(project, "explainers", "site", cache, jobs, kernels)
+            return seconds, executed(line)
+        return run
 
-    order = ["jobs1", "jobs2", "sphinx"]
-    for round_ in range(args.rounds):
-        for which in order[round_ % 3:] + order[:round_ % 3]:
-            cold_run(which)
-    names = {"jobs1": "cold, --jobs 1", "jobs2": "cold, --jobs 2", "sphinx": "Sphinx + MyST-NB cold, -j 2 (jupyter-cache)"}
-    medians = {}
-    for which, done in runs.items():
-        if done:
-            medians[which] = statistics.median(t for t, _, _ in done)
-            rows.append((f"{names[which]} (median of {len(done)})", medians[which],
-                         statistics.median(c for _, c, _ in done), done[-1][2]))
-    cold = {1: medians["jobs1"], 2: medians["jobs2"]}
-    sphinx = medians.get("sphinx")
-    build(project, "explainers", "site", "cache-jobs2", 2)  # the site of the --jobs 2 cache, its stamp recorded
+    def sphinx_run():
+        seconds = sphinx_build(project, args.pages, args.work, 2)
+        return None if seconds is None else (seconds, f"{args.pages} executed")
+
+    arms = {"jobs1": ours(1, "forked"), "jobs2": ours(2, "forked"), "jobs2-fresh": ours(2, "fresh"),
+            "sphinx": sphinx_run}
+    names = {"jobs1": "cold, --jobs 1, forked kernels", "jobs2": "cold, --jobs 2, forked kernels",
+             "jobs2-fresh": "cold, --jobs 2, fresh kernels", "sphinx": "Sphinx + MyST-NB cold, -j 2 (jupyter-cache)"}
+    rows, medians = median_rows(cold_rounds(arms, args.rounds), names)
+    cache = "cache-2-forked"
+    build(project, "explainers", "site", cache, 2)  # the site of the --jobs 2 cache, its stamp recorded
     cpu = cpu_seconds()
-    times = [build(project, "explainers", "site", "cache-jobs2", 2) for _ in range(args.repeat)]
+    times = [build(project, "explainers", "site", cache, 2) for _ in range(args.repeat)]
     rows.append((f"nothing changed (median of {args.repeat})", statistics.median(t for t, _ in times),
                  (cpu_seconds() - cpu) / args.repeat, times[-1][1]))
     prose, code = min(3, args.pages), min(5, args.pages)
     edit(source / f"bench-{prose:03d}.md", "It works for a second", "It works for about a second")
-    timed("prose edit of one page", "cache-jobs2", 2)
+    timed("prose edit of one page", cache, 2)
     edit(source / f"bench-{code:03d}.md", f'print("page {code} done")', f'print("page {code} finished")')
-    timed("code edit of one page", "cache-jobs2", 2)
+    timed("code edit of one page", cache, 2)
     table(f"{args.pages} pages, about 1 s of {args.work} work each", rows)
-    print(f"\n--jobs 2 speed-up over --jobs 1 (cold): {cold[1] / cold[2]:.2f}x (target >= 1.7x)")
-    if sphinx is not None:
-        print(f"cold --jobs 2 against Sphinx + MyST-NB -j 2: {sphinx / cold[2]:.2f}x faster (target >= 1.5x)")
-    return {"cold": cold, "sphinx": sphinx}
+    forked, fresh = medians["jobs2"], medians["jobs2-fresh"]
+    print(f"\n--jobs 2 speed-up over --jobs 1 (cold, forked): {medians['jobs1'] / forked:.2f}x (target >= 1.7x)")
+    print(f"forked kernels against fresh ones (cold, --jobs 2): {fresh / forked:.2f}x faster")
+    if "sphinx" in medians:
+        print(f"cold --jobs 2 (forked) against Sphinx + MyST-NB -j 2: {medians['sphinx'] / forked:.2f}x faster "
+              f"(target >= 3x); fresh kernels: {medians['sphinx'] / fresh:.2f}x")
+    return medians
 
 
 def large_site(project: Path, args) -> None:
-    """The 300-page scenarios: cold (no page may fail), nothing changed, a prose edit."""
+    """The 300-page scenarios: cold with forked and with fresh kernels (no page may fail;
+    peak memory sampled), nothing changed, a prose edit."""
     source = project / "large"
     write_pages(source, args.large, TRIVIAL)
-    rows = []
+
+    def cold(kernels: str):
+        def run() -> tuple[float, str]:
+            shutil.rmtree(project / f"large-cache-{kernels}", ignore_errors=True)
+            seconds, line = build(project, "large", "large-site", f"large-cache-{kernels}", 2, kernels, memory=True)
+            match = SUMMARY.search(line)
+            if match is None or match.group(4) != "0":
+                sys.exit(f"the cold build of {args.large} pages had failures: {line}")
+            peaks[kernels].append(PEAK_MEMORY[-1])
+            return seconds, executed(line)
+        return run
+
+    peaks: dict[str, list] = {"forked": [], "fresh": []}
+    runs = cold_rounds({"forked": cold("forked"), "fresh": cold("fresh")}, args.large_rounds)
+    rows, medians = median_rows(runs, {"forked": "cold, --jobs 2, forked kernels",
+                                       "fresh": "cold, --jobs 2, fresh kernels"})
+    cache = "large-cache-forked"
+    build(project, "large", "large-site", cache, 2)  # the first rebuild records the stamp
     cpu = cpu_seconds()
-    seconds, line = build(project, "large", "large-site", "large-cache", 2)
-    rows.append(("cold, --jobs 2", seconds, cpu_seconds() - cpu, executed(line)))
-    match = SUMMARY.search(line)
-    if match is None or match.group(4) != "0":
-        sys.exit(f"the cold build of {args.large} pages had failures: {line}")
-    build(project, "large", "large-site", "large-cache", 2)  # the first rebuild records the stamp
-    cpu = cpu_seconds()
-    times = [build(project, "large", "large-site", "large-cache", 2) for _ in range(args.repeat)]
+    times = [build(project, "large", "large-site", cache, 2) for _ in range(args.repeat)]
     rows.append((f"nothing changed (median of {args.repeat})", statistics.median(t for t, _ in times),
                  (cpu_seconds() - cpu) / args.repeat, times[-1][1]))
     edits = []
@@ -266,12 +343,60 @@ def large_site(project: Path, args) -> None:
     for k in range(args.repeat):
         i = 10 + k
         edit(source / f"bench-{i:03d}.md", "a paragraph of prose", f"a paragraph of prose, edited {k}")
-        edits.append(build(project, "large", "large-site", "large-cache", 2))
+        edits.append(build(project, "large", "large-site", cache, 2))
     rows.append((f"prose edit of one page (median of {args.repeat})", statistics.median(t for t, _ in edits),
                  (cpu_seconds() - cpu) / args.repeat, executed(edits[-1][1])))
     table(f"{args.large} trivial pages", rows)
-    print(f"\nnothing changed: {rows[1][1]:.3f} s (target < 0.3 s); "
-          f"prose edit: {rows[2][1]:.3f} s (target < 0.35 s), {rows[2][3]} (target: 0 executed)")
+    print(f"\ncold: {medians['forked']:.1f} s forked (target <= 45 s), {medians['fresh']:.1f} s fresh, "
+          f"{medians['fresh'] / medians['forked']:.2f}x; per page {medians['forked'] / args.large:.3f} s forked "
+          f"(target < 0.1 s)")
+    print_peaks(peaks)
+    print(f"nothing changed: {rows[-2][1]:.3f} s (target < 0.3 s); "
+          f"prose edit: {rows[-1][1]:.3f} s (target < 0.35 s), {rows[-1][3]} (target: 0 executed)")
+
+
+def print_peaks(peaks: dict[str, list[tuple[int, int]]]) -> None:
+    """The largest peak memory of each arm's cold builds (RSS and PSS summed over processes)."""
+    for kernels, seen in peaks.items():
+        if seen:
+            rss, pss = max(r for r, _ in seen), max(p for _, p in seen)
+            print(f"peak memory of a cold build, {kernels} kernels: PSS {pss / 2**30:.2f} GB, RSS {rss / 2**30:.2f} GB "
+                  f"(summed over the build's processes)")
+
+
+#: What the real site's project needs beside the engine (copied, so edits made meanwhile do not reach it).
+REAL_SITE = ("explainers", "faircode", "audits", "results", "site.yaml")
+
+
+def real_site(project: Path, args) -> None:
+    """The repository's own site (its pages, faircode, audits and results copied), cold with
+    forked and with fresh kernels, --jobs 2, in rotating rounds; peak memory sampled."""
+    real = project / "real"
+    real.mkdir()
+    shutil.copytree(ROOT / "templates", real / "templates")
+    shutil.copytree(project / "engine", real / "engine")
+    for name in REAL_SITE:
+        if (ROOT / name).is_dir():
+            shutil.copytree(ROOT / name, real / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(ROOT / name, real / name)
+    peaks: dict[str, list] = {"forked": [], "fresh": []}
+
+    def cold(kernels: str):
+        def run() -> tuple[float, str]:
+            shutil.rmtree(real / f"cache-{kernels}", ignore_errors=True)
+            seconds, line = build(real, "explainers", "site", f"cache-{kernels}", 2, kernels, memory=True)
+            peaks[kernels].append(PEAK_MEMORY[-1])
+            return seconds, executed(line)
+        return run
+
+    runs = cold_rounds({"forked": cold("forked"), "fresh": cold("fresh")}, args.real_rounds)
+    rows, medians = median_rows(runs, {"forked": "cold, --jobs 2, forked kernels",
+                                       "fresh": "cold, --jobs 2, fresh kernels"})
+    table("the real site (explainers/)", rows)
+    print(f"\ncold: {medians['forked']:.1f} s forked (target <= 14 s), {medians['fresh']:.1f} s fresh, "
+          f"{medians['fresh'] / medians['forked']:.2f}x")
+    print_peaks(peaks)
 
 
 def main() -> None:
@@ -283,6 +408,9 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5, help="runs of the repeated scenarios (median)")
     parser.add_argument("--rounds", type=int, default=3,
                         help="rounds of the 10-page cold builds and Sphinx's, each in another order (median)")
+    parser.add_argument("--large-rounds", type=int, default=2, help="rounds of the large site's cold builds")
+    parser.add_argument("--real", type=int, default=1, help="1: also build the repository's own site cold; 0: not")
+    parser.add_argument("--real-rounds", type=int, default=3, help="rounds of the real site's cold builds")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-build-") as folder:
         project = make_project(Path(folder) / "project")
@@ -291,6 +419,8 @@ def main() -> None:
               f"and kernels; load average {load:.1f} on {os.cpu_count()} cores at the start")
         if args.pages:
             small_site(project, args)
+        if args.real:
+            real_site(project, args)
         if args.large:
             large_site(project, args)
         floor = statistics.median(interpreter_start() for _ in range(args.repeat))

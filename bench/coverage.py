@@ -1,5 +1,17 @@
 """How often does a "95%" interval hold the true gap? A coverage table, method by cell.
 
+By default (``python bench/coverage.py``) every number is computed by exact enumeration:
+for each pair of group sizes every table of counts is weighted by its binomial probability
+at each pair of true rates, so there is no simulation error. The grid is set with
+``--sizes`` (default 5 8 15 25 50 100 200 500, every ordered pair: balanced and unbalanced
+both ways) and ``--rates`` (default 0.01 0.03 0.1 0.25 0.5 0.75 0.9 0.97 0.99, every pair).
+It prints, per interval method, the minimum and median coverage and the cells below the
+nominal 95%; per test, its largest size at the null (equal rates) and TOST's largest size
+at the margin (true gap = +-margin, margins ``--margins``, default 0.1 and 0.2). "auto" is
+the planned default (exact unconditional for groups of at most 100 rows or 20,000 tables,
+Agresti-Caffo or the score tests beyond); faircode's default today is Agresti-Caffo. ``--simulate`` prints the older
+simulated tables described next.
+
 Each cell is a pair of group sizes and a pair of true rates. 2,000 audits are simulated
 per cell, all at once: each audit's counts of ones are binomial draws, and every interval
 is computed from those counts, vectorised over the audits. An interval covers when it
@@ -43,7 +55,18 @@ try:
 except ModuleNotFoundError:  # run from a checkout without installing
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from faircode import _intervals  # noqa: E402
+from faircode import _exact, _intervals, _unconditional  # noqa: E402
+
+# The bound under which the exact unconditional interval is to become faircode's default (the
+# tables of this bench call it "auto"). faircode's default is still Agresti-Caffo for every
+# size: switching it changes every results file and the 31-seed sweep, which must be
+# recomputed in the same change.
+EXACT_INTERVAL_ROWS, EXACT_INTERVAL_TABLES = 100, 20_000
+
+
+def exact_sized(n_a: int, n_b: int) -> bool:
+    """Whether two groups would get the exact unconditional interval under the planned default."""
+    return max(n_a, n_b) <= EXACT_INTERVAL_ROWS or (n_a + 1) * (n_b + 1) <= EXACT_INTERVAL_TABLES
 
 SIZES = (10, 30, 100, 200, 1000, 5000)
 RATES = (0.02, 0.05, 0.1, 0.3, 0.5)
@@ -195,7 +218,8 @@ def odds_coverage(cell: OddsCell, audits: int, seed: int, resamples: int) -> dic
     """Coverage of the signed larger gap: faircode's Sidak-combined interval and the percentile bootstrap."""
     rng = np.random.default_rng(seed)
     n_a, n_b = cell.n, cell.n * cell.ratio
-    strata = [(rng.binomial(n_a, rates[0], audits), rng.binomial(n_b, rates[1], audits)) for rates in (cell.tpr, cell.fpr)]
+    strata = [(rng.binomial(n_a, rates[0], audits),
+               rng.binomial(n_b, rates[1], audits)) for rates in (cell.tpr, cell.fpr)]
     level = _intervals.sidak_confidence(CONFIDENCE, 2)
     parts = [_intervals.agresti_caffo(ones_a, n_a, ones_b, n_b, level) for ones_a, ones_b in strata]
     low, high = _intervals.larger_gap_interval(*parts[0], *parts[1])
@@ -219,13 +243,161 @@ def _summary(names: dict, rows, methods) -> None:
               f"{rows[worst][0].label}")
 
 
+EXACT_SIZES = (5, 8, 15, 25, 50, 100, 200, 500)
+EXACT_RATES = (0.01, 0.03, 0.1, 0.25, 0.5, 0.75, 0.9, 0.97, 0.99)
+MARGINS = (0.1, 0.2)
+INTERVALS = ("auto", "exact_unconditional", "agresti_caffo", "newcombe", "miettinen_nurminen",
+             "ratio_auto", "ratio_mn", "sidak_auto", "sidak_agresti_caffo")
+TESTS = ("conditional", "boschloo")
+TOSTS = ("tost_auto", "tost_exact", "tost_score")
+
+
+def _masses(n: int, rates) -> np.ndarray:
+    from scipy.stats import binom
+    return binom.pmf(np.arange(n + 1)[None, :], n, np.asarray(rates, dtype=float)[:, None])
+
+
+def gap_intervals(method: str, n_a: int, n_b: int, confidence: float = CONFIDENCE):
+    """(low, high) of every table of the sizes, shape (n_a + 1, n_b + 1), for a gap method."""
+    if method == "auto":
+        method = "exact_unconditional" if exact_sized(n_a, n_b) else "agresti_caffo"
+    if method == "exact_unconditional":
+        return _unconditional.difference_intervals(n_a, n_b, confidence)
+    x, y = np.meshgrid(np.arange(n_a + 1), np.arange(n_b + 1), indexing="ij")
+    return getattr(_intervals, method)(x, n_a, y, n_b, confidence)
+
+
+def ratio_intervals(method: str, n_a: int, n_b: int):
+    if method == "ratio_auto" and exact_sized(n_a, n_b):
+        return _unconditional.ratio_intervals(n_a, n_b, CONFIDENCE)
+    x, y = np.meshgrid(np.arange(n_a + 1), np.arange(n_b + 1), indexing="ij")
+    return _intervals.ratio_score(x, n_a, y, n_b, CONFIDENCE)
+
+
+def covered_mass(low, high, truth, mass_a, mass_b) -> float:
+    """P(low <= truth <= high) when the tables have probability mass_a[x] * mass_b[y]."""
+    return float(mass_a @ ((low <= truth + 1e-12) & (high >= truth - 1e-12)) @ mass_b)
+
+
+def exact_sizes_study(sizes, rates) -> dict[str, list[float]]:
+    """Exact coverage of every interval method at every cell of the grid."""
+    result: dict[str, list[float]] = {m: [] for m in INTERVALS}
+    for n_a in sizes:
+        for n_b in sizes:
+            mass_a, mass_b = _masses(n_a, rates), _masses(n_b, rates)
+            gap = {m: gap_intervals(m, n_a, n_b) for m in INTERVALS[:5]}
+            ratio = {m: ratio_intervals(m, n_a, n_b) for m in ("ratio_auto", "ratio_mn")}
+            for i, r_a in enumerate(rates):
+                for j, r_b in enumerate(rates):
+                    for m, (low, high) in gap.items():
+                        result[m].append(covered_mass(low, high, r_a - r_b, mass_a[i], mass_b[j]))
+                    for m, (low, high) in ratio.items():
+                        result[m].append(covered_mass(low, high, r_a / r_b, mass_a[i], mass_b[j]))
+    return result
+
+
+def odds_study(sizes, rates) -> dict[str, list[float]]:
+    """Exact lower bounds on the Sidak interval's coverage of the signed larger gap, two strata.
+
+    Each stratum's interval is at the Sidak level; both hold with the product of their
+    coverages, and then the combined interval holds the larger gap. Strata of sizes
+    (n_a, n_b) each, at every pair of the grid's cells.
+    """
+    result: dict[str, list[float]] = {"sidak_auto": [], "sidak_agresti_caffo": []}
+    level = _intervals.sidak_confidence(CONFIDENCE, 2)
+    for n_a in sizes:
+        for n_b in sizes:
+            mass_a, mass_b = _masses(n_a, rates), _masses(n_b, rates)
+            for name, method in (("sidak_auto", "auto"), ("sidak_agresti_caffo", "agresti_caffo")):
+                low, high = gap_intervals(method, n_a, n_b, level)
+                each = np.array([covered_mass(low, high, r_a - r_b, mass_a[i], mass_b[j])
+                                 for i, r_a in enumerate(rates) for j, r_b in enumerate(rates)])
+                result[name].extend(np.outer(each, each)[np.triu_indices(each.size)].tolist())
+    return result
+
+
+def test_sizes(sizes, rates, alpha: float = 0.05) -> dict[str, list[float]]:
+    """Size at the null (both rates equal) of the conditional and Boschloo tests, every cell."""
+    result: dict[str, list[float]] = {m: [] for m in TESTS}
+    for n_a in sizes:
+        for n_b in sizes:
+            mass_a, mass_b = _masses(n_a, rates), _masses(n_b, rates)
+            x, y = np.meshgrid(np.arange(n_a + 1), np.arange(n_b + 1), indexing="ij")
+            rejects = {"conditional": _exact.permutation_p(x, n_a, y, n_b) < alpha}
+            if (n_a + 1) * (n_b + 1) <= 20_000:
+                rejects["boschloo"] = _unconditional.boschloo_p_values(n_a, n_b) < alpha
+            for i in range(len(rates)):
+                for m, reject in rejects.items():
+                    result[m].append(float(mass_a[i] @ reject @ mass_b[i]))
+    return result
+
+
+def tost_sizes(sizes, rates, margins=MARGINS, alpha: float = 0.05) -> dict[str, list[float]]:
+    """TOST's chance of declaring equivalence when the true gap is exactly +-margin, every cell."""
+    result: dict[str, list[float]] = {m: [] for m in TOSTS}
+    for n_a in sizes:
+        for n_b in sizes:
+            x, y = np.meshgrid(np.arange(n_a + 1), np.arange(n_b + 1), indexing="ij")
+            for margin in margins:
+                score = np.maximum(_normal_p(-_intervals.difference_score(x, n_a, y, n_b, -margin)),
+                                   _normal_p(_intervals.difference_score(x, n_a, y, n_b, margin))) < alpha
+                declared = {"tost_score": score}
+                if exact_sized(n_a, n_b):
+                    p = np.maximum(_unconditional.difference_tails(n_a, n_b, -margin)[0],
+                                   _unconditional.difference_tails(n_a, n_b, margin)[1])
+                    declared["tost_exact"] = p < alpha
+                declared["tost_auto"] = declared.get("tost_exact", score)
+                for r_b in rates:
+                    for r_a in (r_b + margin, r_b - margin):
+                        if not 0 < r_a < 1:
+                            continue
+                        mass_a, mass_b = _masses(n_a, [r_a])[0], _masses(n_b, [r_b])[0]
+                        for m, d in declared.items():
+                            result[m].append(float(mass_a @ d @ mass_b))
+    return result
+
+
+def _normal_p(z):
+    from scipy.special import ndtr
+    return ndtr(z)
+
+
+def _exact_summary(title: str, values: dict[str, list[float]], nominal: float, below: bool) -> None:
+    print(f"\n{title}")
+    outside = "cells " + ("< " if below else "> ") + f"{nominal:.0%}"
+    print(f"{'method':<22}{'cells':>7}{'min':>9}{'median':>9}{'max':>9}{outside:>12}")
+    for method, numbers in values.items():
+        if not numbers:
+            continue
+        bad = sum(v < nominal - 1e-9 for v in numbers) if below else sum(v > nominal + 1e-9 for v in numbers)
+        print(f"{method:<22}{len(numbers):>7}{100 * min(numbers):>8.2f}%{100 * statistics.median(numbers):>8.2f}%"
+              f"{100 * max(numbers):>8.2f}%{bad:>12}")
+
+
+def exact_main(sizes, rates, margins) -> None:
+    """Print the exact-enumeration tables."""
+    print(f"exact enumeration: sizes {list(sizes)} (every ordered pair), rates {list(rates)} (every pair)")
+    _exact_summary("coverage of 95% intervals (gap; ratio; equalized odds)",
+                   {**exact_sizes_study(sizes, rates), **odds_study(sizes, rates)}, CONFIDENCE, below=True)
+    _exact_summary("size at the null (rates equal), alpha 5%", test_sizes(sizes, rates), 0.05, below=False)
+    _exact_summary(f"TOST: chance of declaring equivalence at a true gap of +-margin {list(margins)}, alpha 5%",
+                   tost_sizes(sizes, rates, margins), 0.05, below=False)
+
+
 def main(argv: list[str] | None = None) -> None:
     """Print the coverage tables and each method's minimum and median over the cells."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--audits", type=int, default=2000, help="simulated audits per cell (default 2000)")
     parser.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples (default 2000)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--simulate", action="store_true", help="the simulated tables instead of the exact ones")
+    parser.add_argument("--sizes", type=int, nargs="+", default=list(EXACT_SIZES))
+    parser.add_argument("--rates", type=float, nargs="+", default=list(EXACT_RATES))
+    parser.add_argument("--margins", type=float, nargs="+", default=list(MARGINS))
     args = parser.parse_args(argv)
+    if not args.simulate:
+        exact_main(args.sizes, args.rates, args.margins)
+        return
     methods = GAP_METHODS + RATIO_METHODS
     rows = table(methods, args.audits, args.seed, args.resamples)
     for cell, result in rows:  # the coverage itself, for the defaults (no simulation error)

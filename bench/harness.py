@@ -60,7 +60,8 @@ def cold_and_warm(args, tmp: Path) -> None:
     cold, grid = timed_run(out, cache, **options)
     warm, warm_grid = timed_run(out, cache, **options)
     command = [sys.executable, "-m", "faircode.benchmark", "--out", str(out), "--cache-dir", str(cache),
-               "--seeds", ",".join(map(str, args.seeds)), "--jobs", str(args.jobs), *(["--audits", *args.audits] if args.audits else [])]
+               "--seeds", ",".join(map(str, args.seeds)), "--jobs", str(args.jobs),
+               *(["--audits", *args.audits] if args.audits else [])]
     current_cli = _timed_command(command)  # the record says the files are current: nothing runs
     (out / "inputs.json").unlink()
     warm_cli = _timed_command(command)  # no record: every unit comes from the cache
@@ -147,7 +148,9 @@ def local_against_cluster(args, tmp: Path) -> None:
     print(f"{'median unit wall time':<58}{statistics.median(u.seconds for u in units):>10.2f} s")
     print(f"{'overhead a unit ((wall x workers - unit time) / units)':<58}{overhead:>10.3f} s")
     print(f"{'longest unit':<58}{longest:>10.1f} s")
-    print(f"{f'projected on {PROJECTED_WORKERS} workers: max(longest, (CPU + units x overhead) / {PROJECTED_WORKERS})':<58}"
+    projection = (f"projected on {PROJECTED_WORKERS} workers: "
+                  f"max(longest, (CPU + units x overhead) / {PROJECTED_WORKERS})")
+    print(f"{projection:<58}"
           f"{projected:>10.1f} s")
 
 

@@ -4,7 +4,8 @@
 Prints, for the ``sitebuild`` package: modules per subpackage, the import arrows between
 modules, and the arrows that point up against the pipeline order (a module importing
 from a stage later than its own). ``tests/test_architecture.py`` asserts that there are
-none, and that ``faircode`` and ``sitebuild`` never import each other.
+none, that ``faircode`` and ``sitebuild`` never import each other, and that neither
+package has an import cycle (:func:`cycles`).
 
     python bench/import_graph.py            # the table
     python bench/import_graph.py --arrows   # every arrow, one a line
@@ -82,6 +83,40 @@ def upward_arrows(edges: dict[str, set[str]]) -> list[tuple[str, str]]:
                   if stage_rank(target) > stage_rank(source))
 
 
+def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """The import cycles of ``edges``: each group of modules that reach one another
+    (a strongly connected component of more than one module, or one importing itself),
+    sorted; empty when the graph has none."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(module: str) -> None:  # Tarjan's algorithm
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        for target in sorted(edges.get(module, ())):
+            if target not in index:
+                visit(target)
+                low[module] = min(low[module], low[target])
+            elif target in stack:
+                low[module] = min(low[module], index[target])
+        if low[module] == index[module]:
+            group = []
+            while True:
+                member = stack.pop()
+                group.append(member)
+                if member == module:
+                    break
+            if len(group) > 1 or module in edges.get(module, ()):
+                found.append(sorted(group))
+
+    for module in sorted(edges):
+        if module not in index:
+            visit(module)
+    return sorted(found)
+
+
 def cross_imports(root: Path = ROOT) -> list[tuple[str, str]]:
     """Imports between faircode and sitebuild, in either direction (there must be none)."""
     found = []
@@ -103,8 +138,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"| {stage} | {per_stage[stage]} |")
     arrows = sum(len(targets) for targets in edges.values())
     up = upward_arrows(edges)
+    loops = cycles(edges)
     print(f"\nmodules: {len(edges)}, arrows: {arrows}, arrows pointing up: {len(up)}, "
-          f"faircode/sitebuild cross imports: {len(cross_imports())}")
+          f"faircode/sitebuild cross imports: {len(cross_imports())}, cycles: {len(loops)}")
+    for loop in loops:
+        print(f"  cycle: {' <-> '.join(loop)}")
     for source, target in up:
         print(f"  up: {source} -> {target}")
     if args.arrows:

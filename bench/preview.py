@@ -36,6 +36,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from sitebuild.execution.cache import copy_page_results  # noqa: E402
+
 CHROMIUM = "/usr/bin/chromium"
 TARGET_SECONDS = 0.3
 SERVE_READY = re.compile(r"serving .* on (http://\S+/) ")
@@ -50,9 +54,7 @@ def copy_project(tmp: Path, root: Path, cache_seed: Path | None) -> tuple[Path, 
     shutil.copytree(root / "explainers", source, ignore=shutil.ignore_patterns("code"))
     cache = tmp / "cache"
     seed = cache_seed or root / ".cache" / "sitebuild"
-    if (seed / "pages").is_dir():
-        cache.mkdir()
-        shutil.copytree(seed / "pages", cache / "pages")
+    copy_page_results(seed, cache)
     return source, tmp / "site", cache
 
 
@@ -148,7 +150,8 @@ def measure_preview(serve: ServeProcess, path: Path, page_url: str, edits: int) 
                                        " && document.querySelector('main').textContent.includes(w)", arg=word,
                                        timeout=120_000, polling=20)
                 timing = page.evaluate("""() => { const n = performance.getEntriesByType('navigation')[0];
-                    return {origin: performance.timeOrigin, dcl: n.domContentLoadedEventEnd, load: n.loadEventEnd}; }""")
+                    return {origin: performance.timeOrigin, dcl: n.domContentLoadedEventEnd,
+                            load: n.loadEventEnd}; }""")
                 time.sleep(0.2)
                 rounds.append({"round": i, "load": (timing["origin"] + timing["load"]) / 1000 - saved,
                                "asked": timing["origin"] / 1000 - saved,
@@ -229,7 +232,11 @@ def main(argv: list[str] | None = None) -> int:
             if not serve.url:
                 raise SystemExit("serve did not start:\n" + "\n".join(line for _, line in serve.lines[-30:]))
             print(f"serving on {serve.url} after {time.time() - started:.1f} s", file=sys.stderr)
-            rounds = measure_preview(serve, path, f"{serve.url}{args.page}.html", args.edits)
+            try:
+                rounds = measure_preview(serve, path, f"{serve.url}{args.page}.html", args.edits)
+            except Exception as error:
+                raise SystemExit(f"{type(error).__name__}: {error}\nthe server's last lines:\n"
+                                 + "\n".join(line for _, line in serve.lines[-30:])) from error
         finally:
             serve.stop()
         build = [sys.executable, str(ROOT / "build.py"), "build", *common]

@@ -10,6 +10,7 @@ into the tables a reader sees on an audit's page.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
@@ -21,9 +22,12 @@ from faircode.manifest import Manifest, intersection_name, load_manifest
 from faircode.significance import format_p
 
 __all__ = [
-    "GROUP_COLUMNS", "HEADLINE_METRICS", "METRIC_LABELS", "RESULT_COLUMNS", "audit_groups", "audit_overview", "audit_results",
+    "FAVOURABLE_RATIO_LABEL", "GROUP_COLUMNS", "HARMFUL_RATIO_LABEL", "HEADLINE_METRICS", "INTERVAL_DESCRIPTIONS",
+    "METRIC_LABELS", "RESULT_COLUMNS", "STRATEGY_LABELS",
+    "audit_groups", "audit_overview", "audit_results",
     "SPREAD_RESULT_COLUMNS", "default_results_dir", "describe_groups", "favourable_ratio", "group_table",
-    "headline_rows", "interval_note", "results_table", "spread_note", "strategy_table", "with_seed_spread",
+    "attribute_label", "headline_rows", "interval_note", "results_table", "spread_note", "strategy_table",
+    "with_seed_spread",
 ]
 
 GROUP_COLUMNS = (
@@ -61,6 +65,24 @@ METRIC_LABELS = {
     "accuracy_diff": "accuracy",
 }
 """A reader's name for each metric of the results file."""
+
+HARMFUL_RATIO_LABEL = "ratio of harmful rates"
+"""The name of ``disparate_impact_ratio`` on an audit whose positive label is adverse: the
+results file divides the rates of the positive prediction, which is then a harm, while the
+disparate impact ratio of the four-fifths rule divides the rates of the favourable outcome
+(see :func:`favourable_ratio`)."""
+
+FAVOURABLE_RATIO_LABEL = "disparate impact ratio"
+"""The name of ``disparate_impact_ratio`` on an audit whose positive label is favourable,
+where the ratio of positive rates is the disparate impact ratio of the four-fifths rule."""
+
+STRATEGY_LABELS = {
+    "baseline": "baseline",
+    "unawareness_proxy_removal": "unawareness (proxies removed)",
+    "reweighing": "reweighing",
+    "group_thresholds": "group thresholds",
+}
+"""A reader's name for each mitigation strategy of the results file."""
 
 RESULTS_FILE = "results_fairness.csv"
 PERFORMANCE_FILE = "results_performance.csv"
@@ -121,7 +143,7 @@ def audit_overview(audit: AuditData) -> str:
     and whether a positive label is favourable or adverse for the person."""
     manifest, label = audit.manifest, audit.manifest.label
     return "\n".join([
-        f"{manifest.name}: {len(audit.df)} rows, {len(audit.idx_test)} rows in the test split",
+        f"{manifest.name}: {len(audit.df)} rows, {len(audit.idx_test)} in the test split",
         f"label: {label.column} {label.positive.describe()}, meaning {label.meaning}",
         f"a positive label is {manifest.positive_label} for the person; "
         f"{int(audit.y.sum())} rows are positive ({audit.y.mean():.1%})",
@@ -194,7 +216,9 @@ def audit_results(
     else:
         chosen_seed = int(rows["seed"].min())
     rows = _select(rows, path / RESULTS_FILE, slug, "seed", chosen_seed)
-    return rows.reindex(columns=list(RESULT_COLUMNS)).reset_index(drop=True)
+    chosen = rows.reindex(columns=list(RESULT_COLUMNS)).reset_index(drop=True)
+    chosen.attrs["audit"] = slug
+    return chosen
 
 
 def results_table(rows: pd.DataFrame, *, alpha: float = 0.05) -> pd.DataFrame:
@@ -210,16 +234,18 @@ def results_table(rows: pd.DataFrame, *, alpha: float = 0.05) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        Indexed by attribute and metric, with text columns: the gap (signed; the disparate
-        impact ratio unsigned), its 95% interval (:func:`interval_note` names its method), the p-value and the Holm p-value as
+        Indexed by attribute and metric (readable names; on an audit whose positive label is
+        adverse the ratio row is named :data:`HARMFUL_RATIO_LABEL`), with text columns: the gap
+        (signed; the ratio unsigned), its 95% interval (:func:`interval_note` names each
+        metric's interval in words), the p-value and the Holm p-value as
         :func:`faircode.significance.format_p` writes them, the minimum detectable gap, the
         rows compared, whether it is a finding, and the small-sample flag. Rows joined by
         :func:`with_seed_spread` add the gap's standard deviation and range over the seed
         sweep and the share of seeds whose gap has the other sign than the headline seed's.
     """
     table = pd.DataFrame({
-        "attribute": rows.protected_attribute,
-        "metric": rows.metric.map(METRIC_LABELS),
+        "attribute": rows.protected_attribute.map(attribute_label),
+        "metric": _metric_names(rows),
         "gap": [_gap_text(v, m) for v, m in zip(rows.value, rows.metric)],
         "95% interval": [f"{_gap_text(lo, m)} to {_gap_text(hi, m)}"
                          for lo, hi, m in zip(rows.ci_low, rows.ci_high, rows.metric)],
@@ -267,7 +293,7 @@ def strategy_table(
     Returns
     -------
     pandas.DataFrame
-        Indexed by strategy, with text columns.
+        Indexed by strategy (its reader's name, :data:`STRATEGY_LABELS`), with text columns.
     """
     path = Path(results_dir) if results_dir is not None else default_results_dir()
     every = audit_results(audit, path, strategy=None, model=model)
@@ -282,7 +308,10 @@ def strategy_table(
     performance = pd.read_csv(path / PERFORMANCE_FILE)
     mine = performance[(performance.audit == _slug(audit)) & (performance.model == model)]
     accuracy = mine.set_index("strategy")["balanced_accuracy"]
-    return table.assign(**{"balanced accuracy": accuracy.map("{:.3f}".format)})
+    table = table.assign(**{"balanced accuracy": accuracy.map("{:.3f}".format)})
+    table.index = table.index.map(lambda strategy: STRATEGY_LABELS.get(strategy, strategy))
+    table.index.name = "strategy"
+    return table
 
 
 def with_seed_spread(rows: pd.DataFrame, audit: str | Path, results_dir: str | Path | None = None, *,
@@ -339,6 +368,7 @@ def with_seed_spread(rows: pd.DataFrame, audit: str | Path, results_dir: str | P
         "share_opposite_sign": "seed_share_opposite_sign"})
     key = ["protected_attribute", "strategy", "model", "metric"]
     joined = rows.merge(spread[key + list(SPREAD_RESULT_COLUMNS)], on=key, how="left", validate="many_to_one")
+    joined.attrs.update(rows.attrs)
     absent = joined[joined.seed_n.isna()]
     if not absent.empty:
         first = absent.iloc[0]
@@ -359,7 +389,7 @@ def interval_note(rows: pd.DataFrame) -> str:
     >>> rows = pd.DataFrame({"metric": ["demographic_parity_diff", "disparate_impact_ratio"],
     ...                      "ci_method": ["agresti_caffo", "miettinen_nurminen_ratio"]})
     >>> interval_note(rows)
-    'intervals: agresti_caffo (gaps), miettinen_nurminen_ratio (disparate impact ratio)'
+    "intervals: Agresti-Caffo's adjusted Wald (gaps), Miettinen-Nurminen's score (disparate impact ratio)"
     """
     kinds = {"disparate_impact_ratio": "disparate impact ratio", "equalized_odds_diff": "equalized odds"}
     named: dict[str, list[str]] = {}
@@ -369,7 +399,50 @@ def interval_note(rows: pd.DataFrame) -> str:
             named.setdefault(method, [])
             if kind not in named[method]:
                 named[method].append(kind)
-    return "intervals: " + ", ".join(f"{m} ({', '.join(k)})" for m, k in named.items())
+    return "intervals: " + ", ".join(f"{INTERVAL_DESCRIPTIONS.get(m, m)} ({', '.join(k)})" for m, k in named.items())
+
+
+INTERVAL_DESCRIPTIONS = {
+    "agresti_caffo": "Agresti-Caffo's adjusted Wald",
+    "newcombe": "Newcombe's hybrid score",
+    "miettinen_nurminen": "Miettinen-Nurminen's score",
+    "miettinen_nurminen_ratio": "Miettinen-Nurminen's score",
+    "exact_unconditional": "exact unconditional",
+    "exact_unconditional_ratio": "exact unconditional",
+    "sidak_agresti_caffo": "Sidak's combination of two Agresti-Caffo",
+    "sidak_exact_unconditional": "Sidak's combination of two exact unconditional",
+    "bootstrap": "percentile bootstrap",
+}
+"""What :func:`interval_note` calls each interval method."""
+
+
+def attribute_label(attribute: str) -> str:
+    """A reader's name for a protected attribute or intersection of the results file.
+
+    Examples
+    --------
+    >>> attribute_label("race_x_sex"), attribute_label("national_origin")
+    ('race by sex', 'national origin')
+    """
+    return attribute.replace("_x_", " by ").replace("_", " ")
+
+
+def _metric_names(rows: pd.DataFrame) -> list[str]:
+    """The reader's name of each row's metric; the ratio's name says when it divides harms."""
+    names = []
+    audits = rows["audit"] if "audit" in rows.columns else [rows.attrs.get("audit")] * len(rows)
+    for audit, metric in zip(audits, rows.metric):
+        if metric == "disparate_impact_ratio" and audit is not None:
+            names.append(HARMFUL_RATIO_LABEL if _outcome(audit) == "adverse" else FAVOURABLE_RATIO_LABEL)
+        else:
+            names.append(METRIC_LABELS.get(metric, metric))
+    return names
+
+
+@lru_cache(maxsize=None)
+def _outcome(audit: str) -> str:
+    """Whether the audit's positive label is 'adverse' or 'favourable' (its manifest, read once)."""
+    return load_manifest(find_manifest_path(audit)).label.outcome
 
 
 def spread_note(rows: pd.DataFrame) -> str:
@@ -378,8 +451,9 @@ def spread_note(rows: pd.DataFrame) -> str:
     if "seed_n" not in rows.columns:
         return "no seed spread joined"
     if rows.seed_n.isna().any():
-        return f"seed columns n/a for {int(rows.seed_n.isna().sum())} row(s): {rows.attrs.get('seed_spread', 'not in the sweep')}"
-    return f"seed columns: the gap over {rows.seed_n.max():.0f} splits of the seed sweep (seeds 0 to 29, and the seed 42)"
+        why = rows.attrs.get("seed_spread", "not in the sweep")
+        return f"seed columns n/a for {int(rows.seed_n.isna().sum())} row(s): {why}"
+    return f"seed columns: the gap over {rows.seed_n.max():.0f} splits of the seed sweep (seeds 0-29 and 42)"
 
 
 def headline_rows(audit: str | Path, results_dir: str | Path | None = None, *,

@@ -100,7 +100,7 @@ def run_benchmark(out: str | Path = REPO_DIR / "results", *, sweep: bool = False
     >>> grid = run_benchmark("/tmp/results", audits=["german_credit_lending"],
     ...                      models=["logistic_regression"])  # doctest: +SKIP
     """
-    from faircode._record import current_inputs, entry, read_record, record_bytes, RECORD_FILE
+    from faircode._record import RECORD_FILE, current_inputs, entry, read_record, record_bytes
     from faircode._results import results_contents, write_files
     from faircode.harness import run_grid
 

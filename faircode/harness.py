@@ -114,12 +114,6 @@ def plan_grid(audits: Sequence[str] | None, strategies: Sequence[str], models: S
     return GridPlan(units, sources)
 
 
-def plan_units(audits: Sequence[str] | None, strategies: Sequence[str], models: Sequence[str] | None,
-               seeds: Sequence[int], audits_dir: str | Path | None = None) -> list[WorkUnit]:
-    """The work units of :func:`plan_grid`, without the audits' sources."""
-    return plan_grid(audits, strategies, models, seeds, audits_dir).units
-
-
 def read_cached(unit: WorkUnit, cache_dir: Path) -> UnitResult | None:
     """The cached tables of a unit, or None when absent or unreadable."""
     entry = load_entry(cache_dir / f"unit-{unit.key}.pkl")

@@ -76,7 +76,6 @@ from faircode._report import (
     shuffled_monte_carlo_p,
     two_groups,
 )
-from faircode.exceptions import InvalidInputError
 from faircode._stratified import (
     NO_EXACT_STRATIFIED_INTERVAL,
     NO_STRATA,
@@ -84,6 +83,7 @@ from faircode._stratified import (
     stratified_permutation_test,
     stratified_report_from_counts,
 )
+from faircode.exceptions import InvalidInputError
 
 __all__ = [
     "ADJUSTMENTS",

@@ -10,6 +10,9 @@ from pathlib import Path
 from sitebuild.errors import ConfigError
 
 DEFAULT_TIMEOUT = 600.0
+#: The environment variable that chooses how kernels start, and its choices.
+KERNELS_VARIABLE = "SITEBUILD_KERNELS"
+KERNELS_CHOICES = ("forked", "fresh")
 SITE_FILE = "site.yaml"
 
 
@@ -62,6 +65,9 @@ class SiteConfig:
     #: The licence shown in every page's footer, and its address.
     licence: str = ""
     licence_url: str = ""
+    #: Installed modules the kernel template imports before forking each page's kernel;
+    #: "learned": those the last build's pages held; None: only the kernel's own.
+    preload: tuple[str, ...] | str | None = None
 
 
 @dataclass(frozen=True)
@@ -83,6 +89,8 @@ class BuildConfig:
     #: Steps named with ``--step``: run even when site.yaml says ``when: asked``.
     asked_steps: tuple[str, ...] = ()
     site: SiteConfig = field(default_factory=SiteConfig)
+    #: "forked" (each page's kernel forked from a warm template) or "fresh" (started normally).
+    kernels: str = "forked"
 
     def rel(self, path: Path) -> str:
         """Return ``path`` relative to the repository root, with forward slashes."""
@@ -126,16 +134,17 @@ def load_site_config(path: Path) -> SiteConfig:
     except yaml_errors() as error:
         raise ConfigError(f"{path}: not valid YAML ({error}); fix the syntax") from error
     _expect(isinstance(raw, dict), str(path), "a mapping of settings", type(raw).__name__)
-    unknown = set(raw) - {"title", "themes", "steps", "timeout", "data_theme", "inputs", *PRESENTATION_KEYS}
-    _expect(not unknown, str(path), "only the settings title, themes, steps, timeout, data_theme, inputs, " + ", ".join(PRESENTATION_KEYS),
-            sorted(unknown))
+    unknown = set(raw) - {"title", "themes", "steps", "timeout", "data_theme", "inputs", "preload", *PRESENTATION_KEYS}
+    _expect(not unknown, str(path), "only the settings title, themes, steps, timeout, data_theme, inputs, preload, "
+            + ", ".join(PRESENTATION_KEYS), sorted(unknown))
     title = raw.get("title", path.parent.name)
     _expect(isinstance(title, str), f"{path}: title", "a string", title)
     themes = raw.get("themes", [])
     _expect(isinstance(themes, list) and all(isinstance(t, str) for t in themes),
             f"{path}: themes", "a list of theme names (the order of the index)", themes)
     timeout = raw.get("timeout", DEFAULT_TIMEOUT)
-    _expect(isinstance(timeout, (int, float)) and timeout > 0, f"{path}: timeout", "a positive number of seconds", timeout)
+    _expect(isinstance(timeout, (int, float)) and timeout > 0, f"{path}: timeout",
+            "a positive number of seconds", timeout)
     data_theme = raw.get("data_theme", "") or ""
     _expect(isinstance(data_theme, str), f"{path}: data_theme", "the name of a theme (a string)", data_theme)
     steps = raw.get("steps", []) or []
@@ -144,8 +153,27 @@ def load_site_config(path: Path) -> SiteConfig:
     _expect(isinstance(inputs, list) and all(isinstance(i, str) for i in inputs),
             f"{path}: inputs", "a list of paths or glob patterns", inputs)
     return SiteConfig(title=title, themes=tuple(themes), timeout=float(timeout), data_theme=data_theme.strip(),
-                      inputs=tuple(inputs), **_presentation(raw, path),
+                      inputs=tuple(inputs), preload=_parse_preload(raw, path), **_presentation(raw, path),
                       steps=tuple(_parse_step(i, s, path) for i, s in enumerate(steps)))
+
+
+#: What ``preload:`` must be.
+PRELOAD_EXPECTED = ("a list of installed module names to import before the pages (such as numpy or "
+                    "matplotlib.pyplot), or learned (those the last build's pages held)")
+
+
+def _parse_preload(raw: dict, path: Path) -> tuple[str, ...] | str | None:
+    """site.yaml's ``preload:``: module names, "learned", or None when absent."""
+    if "preload" not in raw:
+        return None
+    if raw["preload"] == "learned":
+        return "learned"
+    names = raw["preload"] if raw["preload"] is not None else []
+    _expect(isinstance(names, list), f"{path}: preload", PRELOAD_EXPECTED, names)
+    for index, name in enumerate(names):
+        _expect(isinstance(name, str) and all(part.isidentifier() for part in name.split(".")),
+                f"{path}: preload[{index}]", "a module name (dotted identifiers, such as matplotlib.pyplot)", name)
+    return tuple(names)
 
 
 PRESENTATION_KEYS = ("bibliography", "repository", "branch", "base_url", "licence", "licence_url")
@@ -209,6 +237,9 @@ def make_config(root: str | Path = ".", *, source: str | Path = "explainers", ou
         raise ConfigError(f"--source {source_dir}: expected an existing folder of explainers (*.md)")
     if out_dir == root or out_dir in root.parents or out_dir == source_dir:
         raise ConfigError(f"--out {out_dir}: expected a folder of its own (it is replaced on every build)")
+    kernels = os.environ.get(KERNELS_VARIABLE, "").strip() or "forked"
+    _expect(kernels in KERNELS_CHOICES, KERNELS_VARIABLE, "forked (kernels forked from a warm template) or fresh "
+            "(each started normally)", kernels)
     site = load_site_config(root / SITE_FILE)
     names = [step.name for step in site.steps]
     for name in asked_steps:
@@ -218,5 +249,5 @@ def make_config(root: str | Path = ".", *, source: str | Path = "explainers", ou
         cache_dir=at_root(cache_dir) if cache_dir else root / ".cache" / "sitebuild",
         templates=at_root(templates), jobs=jobs, force=force, only=tuple(only), strict=strict,
         timeout=timeout, write_scripts=write_scripts, run_steps=run_steps, asked_steps=tuple(asked_steps),
-        site=site,
+        site=site, kernels=kernels,
     )

@@ -2,6 +2,7 @@
 
 import os
 
+import pytest
 from hypothesis import settings
 
 # Machines are shared and noisy: no per-example deadline. On CI the examples are derived
@@ -9,3 +10,11 @@ from hypothesis import settings
 settings.register_profile("dev", deadline=None)
 settings.register_profile("ci", deadline=None, derandomize=True, print_blob=True)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
+
+
+@pytest.fixture(scope="session")
+def real_pages_cache(tmp_path_factory):
+    """One execution cache for every build of the real pages in a session (the browser's
+    build and the fresh clone's): a cache entry does not depend on where the repository
+    lies, so the second build executes only what the first did not."""
+    return tmp_path_factory.mktemp("real-pages-cache") / "cache"

@@ -65,8 +65,8 @@ class Quantity:
 
 def compas_score_all_rows() -> list[Quantity]:
     """The deployed score's race gaps on every defendant, as the Disaggregated Evaluation page measures them."""
-    from faircode.benchmark import load_audit
     from faircode import metrics
+    from faircode.benchmark import load_audit
 
     audit = load_audit("compas")
     score = audit.manifest.deployed_scores[0]

@@ -69,10 +69,10 @@ def run(root: Path, *args: str) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture(scope="module")
-def site(clone, tmp_path_factory) -> Path:
+def site(clone, tmp_path_factory, real_pages_cache) -> Path:
     before = digests(ROOT)
     out = tmp_path_factory.mktemp("real") / "site"
-    done = run(clone, "build", "--strict", "--out", str(out))
+    done = run(clone, "build", "--strict", "--out", str(out), "--cache-dir", str(real_pages_cache))
     assert done.returncode == 0, f"the real site did not build:\n{done.stderr[-4000:]}"
     assert digests(ROOT) == before, "building the copy wrote into the work tree"
     return out
@@ -86,8 +86,8 @@ def html(site: Path, slug: str) -> str:
     return (site / f"{slug}.html").read_text()
 
 
-def test_check_passes_strictly_on_the_whole_site(site, clone):
-    done = run(clone, "check", "--strict")
+def test_check_passes_strictly_on_the_whole_site(site, clone, real_pages_cache):
+    done = run(clone, "check", "--strict", "--cache-dir", str(real_pages_cache))
     assert done.returncode == 0, done.stderr[-4000:]
     total = re.search(r"^total" + r"\s+(\d+)" * 8 + r"$", done.stdout, re.M)
     assert total, done.stdout

@@ -39,10 +39,14 @@ from faircode.audit_summary import audit_groups, describe_groups, group_table
 
 groups = audit_groups(audit)
 print(describe_groups(groups))
+charged, race_test = audit.y.to_numpy()[audit.idx_test], audit.masks["race"].to_numpy()[audit.idx_test]
+test_base_gap = charged[race_test == 1].mean() - charged[race_test == 0].mean()
+print(f"test split only, race: base rate {charged[race_test == 1].mean():.3f} Black, "
+      f"{charged[race_test == 0].mean():.3f} white, base-rate gap {test_base_gap:+.3f}")
 _show(group_table(groups))
 _figures(2)
 
-# --- block 3 (explainers/audit-compas.md, line 88) ---
+# --- block 3 (explainers/audit-compas.md, line 97) ---
 from faircode.audit_summary import audit_results, results_table
 from faircode.significance import SMALL_SAMPLE_SIZE
 
@@ -62,7 +66,7 @@ print(spread_note(results))
 _show(results_table(results, alpha=ALPHA))
 _figures(3)
 
-# --- block 4 (explainers/audit-compas.md, line 126) ---
+# --- block 4 (explainers/audit-compas.md, line 135) ---
 import matplotlib.pyplot as plt
 from faircode.audit_summary import METRIC_LABELS
 from faircode.plots import forest_panels
@@ -73,7 +77,7 @@ forest_panels(gaps, by="protected_attribute", label="name", highlight="significa
 _show(plt.show())
 _figures(4)
 
-# --- block 5 (explainers/audit-compas.md, line 146) ---
+# --- block 5 (explainers/audit-compas.md, line 155) ---
 from faircode.audit_summary import strategy_table
 
 primary = manifest.primary_attribute
@@ -83,7 +87,7 @@ strategies = audit_results("compas", strategy=None, model="logistic_regression")
 _show(strategy_table("compas", primary, model="logistic_regression"))
 _figures(5)
 
-# --- block 6 (explainers/audit-compas.md, line 168) ---
+# --- block 6 (explainers/audit-compas.md, line 177) ---
 score = with_seed_spread(audit_results("compas", strategy="baseline", model="compas_score"), "compas",
                          missing="keep")
 race = score[score.protected_attribute == "race"]

@@ -73,7 +73,7 @@ forest_panels(gaps, by="protected_attribute", label="name", highlight="significa
 _show(plt.show())
 _figures(4)
 
-# --- block 5 (explainers/audit-credit-card-default.md, line 119) ---
+# --- block 5 (explainers/audit-credit-card-default.md, line 128) ---
 from faircode.audit_summary import strategy_table
 
 primary = manifest.primary_attribute

@@ -34,7 +34,7 @@ manifest = audit.manifest
 print(audit_overview(audit))
 _figures(1)
 
-# --- block 2 (explainers/audit-german-credit-lending.md, line 56) ---
+# --- block 2 (explainers/audit-german-credit-lending.md, line 58) ---
 from faircode.audit_summary import audit_groups, describe_groups, group_table
 
 groups = audit_groups(audit)
@@ -42,7 +42,7 @@ print(describe_groups(groups))
 _show(group_table(groups))
 _figures(2)
 
-# --- block 3 (explainers/audit-german-credit-lending.md, line 74) ---
+# --- block 3 (explainers/audit-german-credit-lending.md, line 76) ---
 from faircode.audit_summary import audit_results, results_table
 from faircode.significance import SMALL_SAMPLE_SIZE
 
@@ -62,7 +62,7 @@ print(spread_note(results))
 _show(results_table(results, alpha=ALPHA))
 _figures(3)
 
-# --- block 4 (explainers/audit-german-credit-lending.md, line 109) ---
+# --- block 4 (explainers/audit-german-credit-lending.md, line 111) ---
 import matplotlib.pyplot as plt
 from faircode.audit_summary import METRIC_LABELS
 from faircode.plots import forest_panels
@@ -73,7 +73,7 @@ forest_panels(gaps, by="protected_attribute", label="name", highlight="significa
 _show(plt.show())
 _figures(4)
 
-# --- block 5 (explainers/audit-german-credit-lending.md, line 129) ---
+# --- block 5 (explainers/audit-german-credit-lending.md, line 131) ---
 from faircode.audit_summary import strategy_table
 
 primary = manifest.primary_attribute
@@ -85,3 +85,42 @@ strategies = audit_results("german_credit_lending", strategy=None, model="logist
     ["strategy", "protected_attribute", "metric"])
 _show(strategy_table("german_credit_lending", primary, model="logistic_regression"))
 _figures(5)
+
+# --- block 6 (explainers/audit-german-credit-lending.md, line 158) ---
+import numpy as np
+from faircode.metrics import demographic_parity_diff
+from faircode.models import build_model, fit_model, positive_scores
+from faircode.strategies import apply_group_thresholds, fit_group_thresholds, group_codes, reweighing_weights
+
+train, test = audit.idx_train, audit.idx_test
+y_train, y_test = audit.y.to_numpy()[train], audit.y.to_numpy()[test]
+age_train = group_codes(audit.masks[primary].to_numpy()[train])
+age_test = audit.masks[primary].to_numpy()[test]
+seed = audit.manifest.random_state
+baseline_model = fit_model(build_model("logistic_regression", seed), audit.X.iloc[train], y_train)
+baseline_scores = positive_scores(baseline_model, audit.X.iloc[test])
+core_model = fit_model(build_model("logistic_regression", seed), audit.X_core.iloc[train], y_train)
+reweighed_model = fit_model(build_model("logistic_regression", seed), audit.X.iloc[train], y_train,
+                            sample_weight=reweighing_weights(age_train, y_train))
+train_scores = positive_scores(baseline_model, audit.X.iloc[train])
+thresholds = fit_group_thresholds(train_scores, age_train, float(np.mean(train_scores >= 0.5)))
+decisions = {
+    "baseline": (baseline_scores >= 0.5).astype(int),
+    "unawareness_proxy_removal": (positive_scores(core_model, audit.X_core.iloc[test]) >= 0.5).astype(int),
+    "reweighing": (positive_scores(reweighed_model, audit.X.iloc[test]) >= 0.5).astype(int),
+    "group_thresholds": apply_group_thresholds(baseline_scores, group_codes(age_test), thresholds, default=0.5),
+}
+refit = {s: demographic_parity_diff(y_test, d, age_test).value for s, d in decisions.items()}
+young, older = np.flatnonzero(age_test == 1), np.flatnonzero(age_test == 0)
+rng = np.random.default_rng(1)
+draws = [(rng.choice(young, len(young)), rng.choice(older, len(older))) for _ in range(2000)]
+changes = {}
+for strategy in ("unawareness_proxy_removal", "reweighing", "group_thresholds"):
+    moved = [(decisions[strategy][y].mean() - decisions[strategy][o].mean())
+             - (decisions["baseline"][y].mean() - decisions["baseline"][o].mean()) for y, o in draws]
+    changes[strategy] = (refit[strategy] - refit["baseline"], *np.quantile(moved, [0.025, 0.975]))
+print("refit gaps match results/: " + str(all(abs(refit[s] - parity.loc[s, "value"]) < 1e-9 for s in refit)))
+names = {"unawareness_proxy_removal": "unawareness", "reweighing": "reweighing", "group_thresholds": "group thresholds"}
+for strategy, (change, low, high) in changes.items():
+    print(f"{names[strategy]:17s} change in the age gap {change:+.3f} (paired interval {low:+.3f} to {high:+.3f})")
+_figures(6)

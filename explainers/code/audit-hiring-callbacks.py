@@ -62,7 +62,7 @@ print(spread_note(results))
 _show(results_table(results, alpha=ALPHA))
 _figures(3)
 
-# --- block 4 (explainers/audit-hiring-callbacks.md, line 95) ---
+# --- block 4 (explainers/audit-hiring-callbacks.md, line 105) ---
 import matplotlib.pyplot as plt
 from faircode.audit_summary import METRIC_LABELS
 from faircode.plots import forest_panels
@@ -73,7 +73,7 @@ forest_panels(gaps, by="protected_attribute", label="name", highlight="significa
 _show(plt.show())
 _figures(4)
 
-# --- block 5 (explainers/audit-hiring-callbacks.md, line 113) ---
+# --- block 5 (explainers/audit-hiring-callbacks.md, line 124) ---
 from faircode.audit_summary import strategy_table
 
 primary = manifest.primary_attribute
@@ -83,7 +83,7 @@ strategies = audit_results("hiring_callbacks", strategy=None, model="logistic_re
 _show(strategy_table("hiring_callbacks", primary, model="logistic_regression"))
 _figures(5)
 
-# --- block 6 (explainers/audit-hiring-callbacks.md, line 135) ---
+# --- block 6 (explainers/audit-hiring-callbacks.md, line 146) ---
 import pandas as pd
 from faircode.audit_summary import default_results_dir
 from faircode.significance import bootstrap_ci, format_p, permutation_test
@@ -100,7 +100,7 @@ print(f"gap {callback_gap:+.4f}, 95% interval {low:+.4f} to {high:+.4f}, exact {
 performance = pd.read_csv(default_results_dir() / "results_performance.csv")
 baseline = performance[(performance.audit == "hiring_callbacks")
                        & (performance.strategy == "baseline")]
-for row in baseline.itertuples():
-    print(f"{row.model}: predicts a callback for {row.selection_rate:.2%} "
-          f"of the {row.n_test} test resumes")
+for fit in baseline.itertuples():
+    print(f"{fit.model}: predicts a callback for {fit.selection_rate:.2%} "
+          f"of the {fit.n_test} test resumes")
 _figures(6)

@@ -25,7 +25,7 @@ def _figures(block):
         print(f"saved {path.name}")
     plt.close("all")
 
-# --- block 1 (explainers/audit-insurance-denial.md, line 31) ---
+# --- block 1 (explainers/audit-insurance-denial.md, line 32) ---
 from faircode.audit_summary import audit_overview
 from faircode.benchmark import load_audit
 
@@ -34,7 +34,7 @@ manifest = audit.manifest
 print(audit_overview(audit))
 _figures(1)
 
-# --- block 2 (explainers/audit-insurance-denial.md, line 49) ---
+# --- block 2 (explainers/audit-insurance-denial.md, line 50) ---
 from faircode.audit_summary import audit_groups, describe_groups, group_table
 
 groups = audit_groups(audit)
@@ -42,8 +42,9 @@ print(describe_groups(groups))
 _show(group_table(groups))
 _figures(2)
 
-# --- block 3 (explainers/audit-insurance-denial.md, line 65) ---
+# --- block 3 (explainers/audit-insurance-denial.md, line 66) ---
 from faircode.audit_summary import audit_results, results_table
+from faircode.power import power_at_gap
 from faircode.significance import SMALL_SAMPLE_SIZE
 
 ALPHA = 0.05
@@ -53,16 +54,24 @@ from faircode.audit_summary import interval_note, spread_note, with_seed_spread
 results = with_seed_spread(audit_results("insurance_denial", strategy="baseline", model="logistic_regression"), "insurance_denial",
                            missing="keep")
 row = results.set_index(["protected_attribute", "metric"])
+power_at_ten = {}
+for attribute in ("age", "sex"):
+    parity_row = row.loc[(attribute, "demographic_parity_diff")]
+    n_a, n_b = int(parity_row.n_disadvantaged), int(parity_row.n_advantaged)
+    pooled = (parity_row.rate_disadvantaged * n_a + parity_row.rate_advantaged * n_b) / (n_a + n_b)
+    power_at_ten[attribute] = power_at_gap(n_a, n_b, 0.10, rate=pooled)
 tests = int((results.metric != "disparate_impact_ratio").sum())   # the ratio shares the parity row's test
 print(f"{tests} tests, Holm-adjusted together (each ratio row shares its parity row's test); "
       f"a finding is a Holm-adjusted p below the significance level, alpha {ALPHA}; "
       f"small sample: a group under {SMALL_SAMPLE_SIZE} rows")
 print(interval_note(results))
 print(spread_note(results))
+print("power of the refusal-rate test at a true gap of 0.10: "
+      + ", ".join(f"{a} {power:.0%}" for a, power in power_at_ten.items()))
 _show(results_table(results, alpha=ALPHA))
 _figures(3)
 
-# --- block 4 (explainers/audit-insurance-denial.md, line 104) ---
+# --- block 4 (explainers/audit-insurance-denial.md, line 114) ---
 import matplotlib.pyplot as plt
 from faircode.audit_summary import METRIC_LABELS
 from faircode.plots import forest_panels
@@ -73,7 +82,7 @@ forest_panels(gaps, by="protected_attribute", label="name", highlight="significa
 _show(plt.show())
 _figures(4)
 
-# --- block 5 (explainers/audit-insurance-denial.md, line 122) ---
+# --- block 5 (explainers/audit-insurance-denial.md, line 132) ---
 from faircode.audit_summary import strategy_table
 
 primary = manifest.primary_attribute

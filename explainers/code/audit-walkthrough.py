@@ -46,7 +46,7 @@ _figures(1)
 # --- block 2 (explainers/audit-walkthrough.md, line 70) ---
 import numpy as np
 import pandas as pd
-from faircode.audit_summary import audit_results, spread_note, with_seed_spread
+from faircode.audit_summary import METRIC_LABELS, audit_results, spread_note, with_seed_spread
 from faircode.power import power_at_gap
 
 rows = audit_results(PLAN["audit"], strategy=PLAN["strategy"], model=PLAN["model"])
@@ -64,10 +64,11 @@ planned["power at 0.10"] = [power_at_gap(int(r.n_disadvantaged), int(r.n_advanta
                             for r, p in zip(rows.itertuples(), planned["pooled rate"])]
 planned["MDG"] = rows.minimum_detectable_gap
 enough = planned["power at 0.10"] >= PLAN["power wanted"]
-_show(planned.round(3))
+_show(planned.rename(index=METRIC_LABELS).rename_axis("measure").round(3))
 _figures(2)
 
 # --- block 3 (explainers/audit-walkthrough.md, line 109) ---
+from faircode.audit_summary import INTERVAL_DESCRIPTIONS
 from faircode.significance import adjust_p_values, format_p
 
 
@@ -76,7 +77,7 @@ def p_text(p):
 
 
 headline = pd.DataFrame({
-    "gap": rows.value, "low": rows.ci_low, "high": rows.ci_high, "interval": rows.ci_method,
+    "gap": rows.value, "low": rows.ci_low, "high": rows.ci_high, "interval": rows.ci_method.map(INTERVAL_DESCRIPTIONS),
     "p": rows.p_value.map(p_text),
     "Holm p (plan)": pd.Series(adjust_p_values(rows.p_value.to_numpy(), PLAN["adjustment"]), index=rows.index),
     "seed mean": rows.seed_mean, "seed sd": rows.seed_sd, "seed min": rows.seed_min, "seed max": rows.seed_max,
@@ -85,10 +86,10 @@ headline = pd.DataFrame({
 findings = headline["Holm p (plan)"] < PLAN["alpha"]
 headline["Holm p (plan)"] = headline["Holm p (plan)"].map(p_text)
 print(f"{int(findings.sum())} of {len(headline)} planned tests are findings at alpha {PLAN['alpha']}")
-_show(headline.round(3))
+_show(headline.rename(index=METRIC_LABELS).rename_axis("measure").round(3))
 _figures(3)
 
-# --- block 4 (explainers/audit-walkthrough.md, line 130) ---
+# --- block 4 (explainers/audit-walkthrough.md, line 131) ---
 import matplotlib.pyplot as plt
 
 fig, ax = plt.subplots(figsize=(7.5, 2.8))
@@ -97,14 +98,14 @@ ax.hlines(at, headline["seed min"], headline["seed max"], color="0.75", linewidt
 ax.hlines(at, headline["low"], headline["high"], color="black", linewidth=2)
 ax.plot(headline["gap"], at, "o", color="black")
 ax.axvline(0, color="0.4", linestyle="--", linewidth=1)
-ax.set_yticks(at, [metric.removesuffix("_diff").replace("_", " ") for metric in headline.index])
+ax.set_yticks(at, [METRIC_LABELS[metric] for metric in headline.index])
 ax.invert_yaxis()
 ax.set_xlabel("gap (Black minus white)")
 fig.tight_layout()
 _show(plt.show())
 _figures(4)
 
-# --- block 5 (explainers/audit-walkthrough.md, line 164) ---
+# --- block 5 (explainers/audit-walkthrough.md, line 165) ---
 from faircode.benchmark import load_audit
 from faircode.metrics import false_positive_rate_diff
 from faircode.models import build_model, fit_model, positive_scores

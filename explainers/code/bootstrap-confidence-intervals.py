@@ -25,7 +25,7 @@ def _figures(block):
         print(f"saved {path.name}")
     plt.close("all")
 
-# --- block 1 (explainers/bootstrap-confidence-intervals.md, line 61) ---
+# --- block 1 (explainers/bootstrap-confidence-intervals.md, line 67) ---
 import numpy as np
 import pandas as pd
 
@@ -51,7 +51,7 @@ for model, attribute, metric in chosen:
           f" small-sample warning {r.small_sample_warning}")
 _figures(1)
 
-# --- block 2 (explainers/bootstrap-confidence-intervals.md, line 107) ---
+# --- block 2 (explainers/bootstrap-confidence-intervals.md, line 113) ---
 from scipy.stats import bootstrap
 from faircode.benchmark import load_audit
 from faircode.significance import bootstrap_ci
@@ -99,7 +99,7 @@ for name, (a, b) in groups.items():
         print(f"  {method:22} {low:+.3f} to {high:+.3f}")
 _figures(2)
 
-# --- block 3 (explainers/bootstrap-confidence-intervals.md, line 169) ---
+# --- block 3 (explainers/bootstrap-confidence-intervals.md, line 175) ---
 from scipy.stats import binomtest
 
 r = third = result_row("logistic_regression", "race_x_sex", "predictive_parity_diff")
@@ -120,7 +120,7 @@ print(f"the gap: percentile bootstrap {boot_low:+.3f} to {boot_high:+.3f} (width
       f"results/ ({r.ci_method}) {r.ci_low:+.3f} to {r.ci_high:+.3f} (width {r.ci_high - r.ci_low:.3f})")
 _figures(3)
 
-# --- block 4 (explainers/bootstrap-confidence-intervals.md, line 205) ---
+# --- block 4 (explainers/bootstrap-confidence-intervals.md, line 211) ---
 import matplotlib.pyplot as plt
 from faircode.plots import forest_plot
 

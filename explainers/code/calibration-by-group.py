@@ -55,7 +55,7 @@ print(f"interval: {report.ci_method}; deciles whose interval excludes zero: {int
 _show(calibration.round(3))
 _figures(1)
 
-# --- block 2 (explainers/calibration-by-group.md, line 91) ---
+# --- block 2 (explainers/calibration-by-group.md, line 99) ---
 from scipy.stats import mannwhitneyu
 from sklearn.metrics import roc_auc_score, roc_curve
 
@@ -68,7 +68,7 @@ for name, members in (("Black", black), ("white", white)):
           f"{int((y == 1).sum())} charged again, {int((y == 0).sum())} not")
 _figures(2)
 
-# --- block 3 (explainers/calibration-by-group.md, line 109) ---
+# --- block 3 (explainers/calibration-by-group.md, line 117) ---
 from faircode.metrics import equal_opportunity_diff, false_positive_rate_diff
 
 cuts = []
@@ -85,7 +85,7 @@ print(f"cuts whose FPR-gap interval lies above zero: {int(fpr_positive.sum())} o
 _show(cuts.round(3))
 _figures(3)
 
-# --- block 4 (explainers/calibration-by-group.md, line 134) ---
+# --- block 4 (explainers/calibration-by-group.md, line 142) ---
 import matplotlib.pyplot as plt
 from scipy.stats import binomtest
 

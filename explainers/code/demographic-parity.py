@@ -25,7 +25,7 @@ def _figures(block):
         print(f"saved {path.name}")
     plt.close("all")
 
-# --- block 1 (explainers/demographic-parity.md, line 64) ---
+# --- block 1 (explainers/demographic-parity.md, line 72) ---
 import numpy as np
 import pandas as pd
 from faircode.benchmark import load_audit
@@ -51,7 +51,7 @@ for attribute in ("race", "gender", "race_x_gender"):
           f"under four-fifths: {ratio.value < FOUR_FIFTHS}")
 _figures(1)
 
-# --- block 2 (explainers/demographic-parity.md, line 113) ---
+# --- block 2 (explainers/demographic-parity.md, line 122) ---
 from faircode.models import build_model
 
 benefits = load_audit("benefits_denial")
@@ -81,7 +81,7 @@ for name, masks, rows, truth, harm_decision, attributes in audits:
               f"[{kept.ci_low:.3f}, {kept.ci_high:.3f}], p {kept.p_value:.2g}")
 _figures(2)
 
-# --- block 3 (explainers/demographic-parity.md, line 155) ---
+# --- block 3 (explainers/demographic-parity.md, line 164) ---
 import matplotlib.pyplot as plt
 
 fig, ax = plt.subplots(figsize=(7.5, 4.2))

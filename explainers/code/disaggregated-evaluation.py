@@ -79,25 +79,29 @@ def show(table):
               + ("  small sample" if r.small else ""))
 
 
-show(false_positive_rates(rows, "race"))
+race_table = false_positive_rates(rows, "race")
+show(race_table)
 print()
 cells = false_positive_rates(rows, ["race", "sex"])
-_show(show(cells))
+show(cells)
+by_race, by_cell = race_table.set_index("group"), cells.set_index("group")
 _figures(2)
 
-# --- block 3 (explainers/disaggregated-evaluation.md, line 150) ---
+# --- block 3 (explainers/disaggregated-evaluation.md, line 154) ---
 from faircode.metrics import fairness_report
 
 report = fairness_report(rows.reoffended, rows.flagged,
                          {name: audit.masks[name] for name in ("race", "sex", "race_x_sex")},
                          metrics=["accuracy_diff", "false_positive_rate_diff"], significance=True)
+from faircode.audit_summary import METRIC_LABELS
+
 for r in report.itertuples():
-    print(f"{r.protected_attribute:10s} {r.metric:24s} gap {r.value:+.3f} "
+    print(f"{r.protected_attribute.replace('_x_', ' by '):11s} {METRIC_LABELS[r.metric]:20s} gap {r.value:+.3f} "
           f"[{r.ci_low:+.3f}, {r.ci_high:+.3f}] p {r.p_value:.2g} | "
           f"n {r.n_disadvantaged} vs {r.n_advantaged} | detectable {r.minimum_detectable_gap:.3f}")
 _figures(3)
 
-# --- block 4 (explainers/disaggregated-evaluation.md, line 169) ---
+# --- block 4 (explainers/disaggregated-evaluation.md, line 178) ---
 print(f"{'':18s} men minus women, false positive rate")
 for race in ["African-American", "Caucasian", "Hispanic", "Other"]:
     subset = did_not_reoffend[did_not_reoffend.race == race]
@@ -108,7 +112,7 @@ for race in ["African-American", "Caucasian", "Hispanic", "Other"]:
           f"(n {r.n_a} men, {r.n_b} women)")
 _figures(4)
 
-# --- block 5 (explainers/disaggregated-evaluation.md, line 188) ---
+# --- block 5 (explainers/disaggregated-evaluation.md, line 197) ---
 import matplotlib.pyplot as plt
 
 shown = cells[cells.negatives > 0].sort_values("fpr").reset_index(drop=True)

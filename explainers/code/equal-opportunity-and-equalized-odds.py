@@ -25,7 +25,7 @@ def _figures(block):
         print(f"saved {path.name}")
     plt.close("all")
 
-# --- block 1 (explainers/equal-opportunity-and-equalized-odds.md, line 81) ---
+# --- block 1 (explainers/equal-opportunity-and-equalized-odds.md, line 85) ---
 import numpy as np
 import pandas as pd
 from faircode.benchmark import load_audit
@@ -51,19 +51,20 @@ print(table.pivot_table(index="group", columns="reoffended", values="flagged",
                         aggfunc=["mean", "size"]).round(4))
 _figures(1)
 
-# --- block 2 (explainers/equal-opportunity-and-equalized-odds.md, line 113) ---
+# --- block 2 (explainers/equal-opportunity-and-equalized-odds.md, line 117) ---
+from faircode.audit_summary import METRIC_LABELS
 from faircode.metrics import equal_opportunity_diff, false_positive_rate_diff, equalized_odds_diff
 
 records = {}
 for name, flagged in decisions.items():
     for metric in (equal_opportunity_diff, false_positive_rate_diff, equalized_odds_diff):
         r = records[name, metric.__name__] = metric(reoffended, flagged, race, significance=True, confidence=0.95)
-        print(f"{name:14s} {r.metric:25s} Black {r.rate_disadvantaged:.3f} white {r.rate_advantaged:.3f} "
+        print(f"{name:14s} {METRIC_LABELS[r.metric]:20s} Black {r.rate_disadvantaged:.3f} white {r.rate_advantaged:.3f} "
               f"gap {r.value:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}] p {r.p_value:.1e} "
               f"(rows {r.n_disadvantaged} vs {r.n_advantaged}) {r.note}")
 _figures(2)
 
-# --- block 3 (explainers/equal-opportunity-and-equalized-odds.md, line 141) ---
+# --- block 3 (explainers/equal-opportunity-and-equalized-odds.md, line 146) ---
 from faircode.significance import stratified_permutation_test
 
 def largest_gap(flagged, group, outcome):
@@ -100,7 +101,7 @@ for name, flagged in decisions.items():
           f"faircode exact p {exact[name]:.1e}")
 _figures(3)
 
-# --- block 4 (explainers/equal-opportunity-and-equalized-odds.md, line 184) ---
+# --- block 4 (explainers/equal-opportunity-and-equalized-odds.md, line 189) ---
 import matplotlib.pyplot as plt
 from scipy.stats import binomtest
 

@@ -25,7 +25,7 @@ def _figures(block):
         print(f"saved {path.name}")
     plt.close("all")
 
-# --- block 1 (explainers/interval-coverage.md, line 47) ---
+# --- block 1 (explainers/interval-coverage.md, line 58) ---
 import numpy as np
 import pandas as pd
 from faircode.significance import DEFAULT_CI_METHOD, significance_report_from_counts
@@ -53,7 +53,7 @@ print(f"faircode's default interval for a gap: {DEFAULT_CI_METHOD}")
 _show(cells.round(3))
 _figures(1)
 
-# --- block 2 (explainers/interval-coverage.md, line 78) ---
+# --- block 2 (explainers/interval-coverage.md, line 89) ---
 from statsmodels.stats.proportion import confint_proportions_2indep
 
 STATSMODELS_NAME = {"newcombe": "newcomb", "agresti_caffo": "agresti-caffo"}
@@ -68,7 +68,7 @@ for cell, c in cells.iterrows():
 print(f"largest difference from statsmodels over the six cells: {worst:.1e}")
 _figures(2)
 
-# --- block 3 (explainers/interval-coverage.md, line 96) ---
+# --- block 3 (explainers/interval-coverage.md, line 107) ---
 AUDITS, RESAMPLES = 2000, 1000
 rng = np.random.default_rng(2024)
 
@@ -100,7 +100,7 @@ score_worst = coverage[["Newcombe", "Agresti-Caffo"]].min().min()
 _show(coverage.round(3))
 _figures(3)
 
-# --- block 4 (explainers/interval-coverage.md, line 128) ---
+# --- block 4 (explainers/interval-coverage.md, line 139) ---
 import matplotlib.pyplot as plt
 
 methods = {"percentile bootstrap": "o", "Newcombe": "s", "Agresti-Caffo": "^"}

@@ -48,12 +48,12 @@ def gaps(flagged, outcome, group):
     black, white = group == 1, group == 0
     correct = flagged == outcome
     positive, negative = outcome == 1, outcome == 0
-    return {"base rate": outcome[black].mean() - outcome[white].mean(),
-            "selection": flagged[black].mean() - flagged[white].mean(),
-            "accuracy": correct[black].mean() - correct[white].mean(),
+    return {"base-rate gap": outcome[black].mean() - outcome[white].mean(),
+            "selection gap": flagged[black].mean() - flagged[white].mean(),
+            "accuracy gap": correct[black].mean() - correct[white].mean(),
             "white accuracy": correct[white].mean(),
-            "TPR": flagged[black & positive].mean() - flagged[white & positive].mean(),
-            "FPR": flagged[black & negative].mean() - flagged[white & negative].mean()}
+            "TPR gap": flagged[black & positive].mean() - flagged[white & positive].mean(),
+            "FPR gap": flagged[black & negative].mean() - flagged[white & negative].mean()}
 
 rows = []
 for share in (0.0, 0.15, 0.3, 0.45):
@@ -86,15 +86,15 @@ _figures(2)
 # --- block 3 (explainers/label-bias.md, line 149) ---
 import matplotlib.pyplot as plt
 
-panels = [("base rate", "base-rate gap (Black − white)"), ("selection", "selection-rate gap (no label)"),
-          ("accuracy", "accuracy gap (Black − white)")]
+panels = [("base-rate gap", "base-rate gap (Black − white)"), ("selection gap", "selection-rate gap (no label)"),
+          ("accuracy gap", "accuracy gap (Black − white)")]
 fig, axes = plt.subplots(1, 3, figsize=(10, 3.4))
 for ax, (column, title) in zip(axes, panels):
     for view, colour in (("measured", "tab:orange"), ("true", "tab:blue")):
-        if column == "selection" and view == "true":
+        if column == "selection gap" and view == "true":
             continue                                    # the same decisions: no label involved
         part = results[results["view"] == view].groupby("share unrecorded")[column]
-        colour = "grey" if column == "selection" else colour
+        colour = "grey" if column == "selection gap" else colour
         ax.plot(part.mean().index, part.mean(), "o-", color=colour,
                 label="against the record" if view == "measured" else "against the truth")
         ax.fill_between(part.mean().index, part.min(), part.max(), color=colour, alpha=0.2)

@@ -25,7 +25,7 @@ def _figures(block):
         print(f"saved {path.name}")
     plt.close("all")
 
-# --- block 2 (explainers/minimum-detectable-gap.md, line 51) ---
+# --- block 1 (explainers/minimum-detectable-gap.md, line 48) ---
 import numpy as np
 import pandas as pd
 from scipy.stats import norm
@@ -34,23 +34,30 @@ from faircode.power import minimum_detectable_gap, power_at_gap, simulated_power
 ALPHA, POWER = 0.05, 0.80
 multiplier = norm.ppf(1 - ALPHA / 2) + norm.ppf(POWER)
 print(f"multiplier z(1 - alpha/2) + z(power) = {multiplier:.3f}")
-print("detectable gap for two equal groups (rate 0.5):")
+print("detectable gap for two equal groups (rate 0.5), normal formula and exact test:")
+from_hand = []
 for n in (25, 50, 100, 200, 500, 1000, 5000):
-    by_hand = multiplier * np.sqrt(0.5 * 0.5 * (2 / n))
-    print(f"  {n:5d} per group: {minimum_detectable_gap(n, n, alpha=ALPHA, power=POWER):.3f}"
-          f" (by hand {by_hand:.3f})")
+    normal = minimum_detectable_gap(n, n, alpha=ALPHA, power=POWER, method="normal")
+    from_hand.append(abs(normal - multiplier * np.sqrt(0.5 * 0.5 * (2 / n))))
+    exact = f"{minimum_detectable_gap(n, n, alpha=ALPHA, power=POWER, method='exact'):.3f}" if n <= 200 else "-"
+    print(f"  {n:5d} per group: normal {normal:.3f}, exact test {exact}")
+print(f"largest difference of the normal column from the formula by hand: {max(from_hand):.1e}")
+_figures(1)
+
+# --- block 2 (explainers/minimum-detectable-gap.md, line 91) ---
+print("planted gap = the normal formula's detectable gap; power of the exact test:")
+check = {}
+for n in (25, 100, 500, 1000):
+    gap = minimum_detectable_gap(n, n, method="normal")
+    detected = simulated_power(n, n, gap, n_sim=4000, random_state=n)
+    exact_power = power_at_gap(n, n, gap, method="exact") if n <= 100 else None
+    check[n] = (gap, detected, exact_power)
+    exact_text = f"exact power {exact_power:.1%}; " if exact_power is not None else ""
+    print(f"  {n:5d} per group, gap {gap:.3f}: detected in {detected:.1%} of 4,000 simulated audits"
+          f" ({exact_text}formula: {power_at_gap(n, n, gap, method='normal'):.1%})")
 _figures(2)
 
-# --- block 3 (explainers/minimum-detectable-gap.md, line 79) ---
-print("planted gap = the detectable gap; share of 4,000 simulated audits that detect it:")
-for n in (25, 100, 500, 1000):
-    gap = minimum_detectable_gap(n, n)
-    detected = simulated_power(n, n, gap, n_sim=4000, random_state=n)
-    formula = power_at_gap(n, n, gap)
-    print(f"  {n:5d} per group, gap {gap:.3f}: detected in {detected:.1%} (formula: {formula:.1%})")
-_figures(3)
-
-# --- block 4 (explainers/minimum-detectable-gap.md, line 101) ---
+# --- block 3 (explainers/minimum-detectable-gap.md, line 120) ---
 results = pd.read_csv("results/results_fairness.csv")
 rows = results[(results.strategy == "unawareness_proxy_removal")
                & (results.model == "logistic_regression")
@@ -73,9 +80,9 @@ for r in rows.sort_values("detectable", ascending=False).itertuples():
     p_value = "< 1e-300" if r.p_value == 0 else f"{r.p_value:.2g}"  # so small it underflowed
     print(f"{r.audit + ' / ' + r.protected_attribute:38} {sizes:>16} {r.rate:5.3f}"
           f" {r.detectable:10.3f} {own:>11} {r.value:+9.3f} {p_value:>9}")
-_figures(4)
+_figures(3)
 
-# --- block 5 (explainers/minimum-detectable-gap.md, line 154) ---
+# --- block 4 (explainers/minimum-detectable-gap.md, line 173) ---
 import matplotlib.pyplot as plt
 from faircode.plots import power_curve
 
@@ -96,4 +103,4 @@ ax.set_xlabel("true gap in rates (absolute)")
 ax.legend(frameon=False, fontsize=8, loc="lower right")
 fig.tight_layout()
 _show(plt.show())
-_figures(5)
+_figures(4)

@@ -35,6 +35,9 @@ results = pd.read_csv("results/results_fairness.csv")
 rows = results[(results.audit == "benefits_denial") & (results.strategy == "group_thresholds")
                & (results.model == "logistic_regression") & (results.seed == 42)]
 rows = rows[rows.p_value.notna()]
+baseline_rows = results[(results.audit == "benefits_denial") & (results.strategy == "baseline")
+                        & (results.model == "logistic_regression") & (results.seed == 42)]
+baseline_rows = baseline_rows.set_index(["protected_attribute", "metric"])
 # the ratio of selection rates is tested by the selection-rate gap's test: one test, counted once
 family = rows[rows.metric != "disparate_impact_ratio"].reset_index(drop=True)
 p = family.p_value.to_numpy()
@@ -48,7 +51,7 @@ difference = np.max(np.abs(holm - family.p_adjusted.to_numpy()))
 print(f"largest difference from the benchmark's p_adjusted column: {difference:.1e}")
 _figures(1)
 
-# --- block 2 (explainers/multiple-comparisons.md, line 101) ---
+# --- block 2 (explainers/multiple-comparisons.md, line 107) ---
 def holm_by_hand(p_values):
     """Holm's step-down adjusted p-values, in the input order."""
     p_values = np.asarray(p_values, dtype=float)
@@ -64,20 +67,23 @@ def holm_by_hand(p_values):
 print(f"hand-written Holm against faircode: largest difference {np.max(np.abs(holm_by_hand(p) - holm)):.1e}")
 _figures(2)
 
-# --- block 3 (explainers/multiple-comparisons.md, line 120) ---
+# --- block 3 (explainers/multiple-comparisons.md, line 126) ---
+from faircode.audit_summary import METRIC_LABELS
+
 family = family.assign(holm=holm, bh=bh)
 flagged = family[family.p_value < ALPHA].sort_values("p_value", ascending=False)
 by_test = flagged.set_index(["protected_attribute", "metric"])
 verdict = lambda q: "yes" if q < ALPHA else "no"
-print(f"{'attribute':16s} {'metric':25s} {'value':>7} {'raw p':>8} {'Holm p':>7} {'BH p':>7}  Holm BH")
+print(f"{'attribute':16s} {'metric':22s} {'value':>7} {'raw p':>8} {'Holm p':>7} {'BH p':>7}  Holm BH")
 for r in flagged.itertuples():
-    print(f"{r.protected_attribute:16s} {r.metric:25s} {r.value:+7.3f} {r.p_value:8.4f} {r.holm:7.3f} "
+    attribute = r.protected_attribute.replace("_x_", " by ").replace("_", " ")
+    print(f"{attribute:16s} {METRIC_LABELS[r.metric]:22s} {r.value:+7.3f} {r.p_value:8.4f} {r.holm:7.3f} "
           f"{r.bh:7.3f}  {verdict(r.holm):>4} {verdict(r.bh):>2}")
     if r.holm < ALPHA:
         break
 _figures(3)
 
-# --- block 4 (explainers/multiple-comparisons.md, line 148) ---
+# --- block 4 (explainers/multiple-comparisons.md, line 157) ---
 from faircode.benchmark import load_audit
 from faircode.metrics import fairness_report, family_p_values
 from faircode.models import build_model
@@ -106,7 +112,7 @@ print(f"  raw p < {ALPHA}: {rate_raw:.1%} | Holm: {rate_holm:.1%} | Benjamini-Ho
 print(f"  as many independent tests would give: {independent:.1%}")
 _figures(4)
 
-# --- block 5 (explainers/multiple-comparisons.md, line 194) ---
+# --- block 5 (explainers/multiple-comparisons.md, line 203) ---
 import matplotlib.pyplot as plt
 
 m = len(p)

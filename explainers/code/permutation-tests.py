@@ -25,7 +25,7 @@ def _figures(block):
         print(f"saved {path.name}")
     plt.close("all")
 
-# --- block 1 (explainers/permutation-tests.md, line 59) ---
+# --- block 1 (explainers/permutation-tests.md, line 68) ---
 import numpy as np
 from faircode.benchmark import load_audit
 from faircode.models import build_model
@@ -43,7 +43,7 @@ print(f"test rows {len(flagged)}: {len(women)} women, {len(men)} men")
 print(f"flagged ineligible: women {women.mean():.3f}, men {men.mean():.3f}, gap {gap:+.4f}")
 _figures(1)
 
-# --- block 2 (explainers/permutation-tests.md, line 83) ---
+# --- block 2 (explainers/permutation-tests.md, line 92) ---
 def shuffled_gaps(a, b, n_shuffles=2000, seed=0):
     """Gaps mean(a) - mean(b) after random relabellings of the pooled rows."""
     rng = np.random.default_rng(seed)
@@ -56,13 +56,14 @@ def shuffled_gaps(a, b, n_shuffles=2000, seed=0):
 
 
 def shuffle_p(a, b, n_shuffles=2000, seed=0):
-    """Two-sided p-value: the share of relabellings with |gap| at least the observed |gap|."""
+    """Two-sided Monte Carlo p-value, (hits + 1) / (n + 1): hits are relabellings with |gap| >= the observed."""
     observed = abs(a.mean() - b.mean())
     gaps = shuffled_gaps(a, b, n_shuffles, seed)
-    return np.mean(np.abs(gaps) >= observed - 1e-9)  # a tie counts, despite float rounding
+    hits = np.count_nonzero(np.abs(gaps) >= observed - 1e-9)  # a tie counts, despite float rounding
+    return (hits + 1) / (n_shuffles + 1)
 _figures(2)
 
-# --- block 3 (explainers/permutation-tests.md, line 105) ---
+# --- block 3 (explainers/permutation-tests.md, line 115) ---
 from faircode.significance import format_p, permutation_test
 
 rng = np.random.default_rng(0)
@@ -82,7 +83,7 @@ for name, a, b in [("full test set", women, men), ("300-row sample", sample_wome
 sample_p = {"by hand": by_hand, "Monte Carlo": monte_carlo, "exact": exact}   # the 300-row sample's
 _figures(3)
 
-# --- block 4 (explainers/permutation-tests.md, line 134) ---
+# --- block 4 (explainers/permutation-tests.md, line 144) ---
 import matplotlib.pyplot as plt
 from scipy.stats import hypergeom
 
@@ -115,7 +116,7 @@ fig.tight_layout()
 _show(plt.show())
 _figures(4)
 
-# --- block 5 (explainers/permutation-tests.md, line 178) ---
+# --- block 5 (explainers/permutation-tests.md, line 188) ---
 rng = np.random.default_rng(1)
 share_significant = {}
 for n_rows in (200, 500, 1000):
@@ -130,7 +131,7 @@ for n_rows in (200, 500, 1000):
           f"median {format_p(np.median(p_values))}")
 _figures(5)
 
-# --- block 6 (explainers/permutation-tests.md, line 204) ---
+# --- block 6 (explainers/permutation-tests.md, line 214) ---
 from faircode.significance import significance_report
 
 credit = load_audit("german_credit_lending")

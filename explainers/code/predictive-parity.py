@@ -71,13 +71,15 @@ from faircode.significance import significance_report
 base = significance_report(reoffended[race == 1], reoffended[race == 0])
 print(f"base rate gap            {base.gap:+.3f} [{base.ci_low:+.3f}, {base.ci_high:+.3f}] p {base.p_value:.1e}")
 gaps = {}
+names = {"predictive_parity_diff": "precision gap", "equal_opportunity_diff": "TPR gap",
+         "false_positive_rate_diff": "FPR gap"}
 for metric in (predictive_parity_diff, equal_opportunity_diff, false_positive_rate_diff):
     r = gaps[metric.__name__] = metric(reoffended, flagged, race, significance=True)
-    print(f"{r.metric:24s} {r.value:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}] p {r.p_value:.1e} "
+    print(f"{names[r.metric]:24s} {r.value:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}] p {r.p_value:.1e} "
           f"on {r.n_disadvantaged} vs {r.n_advantaged} rows")
 _figures(2)
 
-# --- block 3 (explainers/predictive-parity.md, line 144) ---
+# --- block 3 (explainers/predictive-parity.md, line 149) ---
 def precision_from_rates(p, tpr, fpr):
     """Precision of a decision with these error rates in a group with base rate p."""
     return p * tpr / (p * tpr + (1 - p) * fpr)
@@ -91,7 +93,7 @@ gap_then = equalized["Black"] - equalized["white"]
 print(f"precision gap {gap_then:+.3f} with equal error rates, {gap_now:+.3f} now ({gap_then / gap_now:.1f} times)")
 _figures(3)
 
-# --- block 4 (explainers/predictive-parity.md, line 162) ---
+# --- block 4 (explainers/predictive-parity.md, line 167) ---
 import matplotlib.pyplot as plt
 from scipy.stats import binomtest
 

@@ -54,7 +54,24 @@ fig.tight_layout()
 _show(plt.show())
 _figures(2)
 
-# --- block 3 (explainers/sampling-bias.md, line 89) ---
+# --- block 3 (explainers/sampling-bias.md, line 83) ---
+comparisons = {"<=": np.less_equal, ">=": np.greater_equal, "!=": np.not_equal}
+kept_rows = np.ones(len(raw), dtype=bool)
+for f in compas.manifest.filters:
+    kept_rows &= comparisons[f.op](raw[f.column], f.value).to_numpy()
+print(f"rows kept by hand: {kept_rows.sum()}, by the audit: {len(compas.df)}")
+charged_again = raw.two_year_recid.to_numpy()
+for race in ("African-American", "Caucasian"):
+    members = (raw.race == race).to_numpy()
+    print(f"{race:16s} charged again: kept {charged_again[members & kept_rows].mean():.3f}, "
+          f"dropped {charged_again[members & ~kept_rows].mean():.3f} ({(members & ~kept_rows).sum()} cases)")
+black_rows, white_rows = (raw.race == "African-American").to_numpy(), (raw.race == "Caucasian").to_numpy()
+file_gap = charged_again[black_rows].mean() - charged_again[white_rows].mean()
+kept_gap = charged_again[black_rows & kept_rows].mean() - charged_again[white_rows & kept_rows].mean()
+print(f"base-rate gap by race: whole file {file_gap:+.3f}, after the filters {kept_gap:+.3f}")
+_figures(3)
+
+# --- block 4 (explainers/sampling-bias.md, line 121) ---
 benefits = load_audit("benefits_denial")
 survey = read_data(benefits.manifest)
 high_income = survey.income.astype(str).str.contains(">50K").to_numpy()
@@ -68,9 +85,9 @@ unweighted_gap = high_income[sex == "Female"].mean() - high_income[sex == "Male"
 weighted_gap = (np.average(high_income[sex == "Female"], weights=weights[sex == "Female"])
                 - np.average(high_income[sex == "Male"], weights=weights[sex == "Male"]))
 print(f"base-rate gap, women minus men: unweighted {unweighted_gap:+.4f}, weighted {weighted_gap:+.4f}")
-_figures(3)
+_figures(4)
 
-# --- block 4 (explainers/sampling-bias.md, line 119) ---
+# --- block 5 (explainers/sampling-bias.md, line 150) ---
 from faircode.datasets import find_manifest_path
 from faircode.manifest import load_manifest
 
@@ -80,4 +97,4 @@ for slug, replaces in (("mortgage_denial", "tenant screening"), ("health_risk", 
     attributes = ", ".join(a.name for a in m.protected_attributes)
     print(f"{m.name} (for {replaces}): {m.expected_rows} rows; label: {m.label.meaning}; "
           f"compares: {attributes}")
-_figures(4)
+_figures(5)

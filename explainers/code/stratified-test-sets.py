@@ -25,7 +25,7 @@ def _figures(block):
         print(f"saved {path.name}")
     plt.close("all")
 
-# --- block 1 (explainers/stratified-test-sets.md, line 56) ---
+# --- block 1 (explainers/stratified-test-sets.md, line 57) ---
 import numpy as np
 from sklearn.model_selection import train_test_split
 from faircode.benchmark import load_audit
@@ -42,7 +42,7 @@ print(f"{len(y)} applicants: {int(young.sum())} aged {audit.df.age[young == 1].m
 print(f"rated bad: {y[young == 1].mean():.3f} of the young, {y[young == 0].mean():.3f} of the older")
 _figures(1)
 
-# --- block 2 (explainers/stratified-test-sets.md, line 78) ---
+# --- block 2 (explainers/stratified-test-sets.md, line 79) ---
 TEST_ROWS = 200
 young_in_random_test = np.array([
     int(young[train_test_split(rows, test_size=TEST_ROWS, random_state=seed)[1]].sum())
@@ -63,7 +63,7 @@ print(f"stratified by age group x label: {int(young[test].sum())} young applican
       f"{int(y[test][young[test] == 1].sum())} of them rated bad")
 _figures(2)
 
-# --- block 3 (explainers/stratified-test-sets.md, line 111) ---
+# --- block 3 (explainers/stratified-test-sets.md, line 112) ---
 def balanced_split(per_group, seed):
     """A test set with per_group rows from each age group, stratified on the label within it."""
     test = []
@@ -104,7 +104,7 @@ for design in ("unstratified", "by label", "by group x label", "balanced"):
           f"{gap.std(ddof=1):7.3f} {np.median(width):15.3f} {np.median(detectable):15.3f} {np.mean(p < 0.05):9.0%}")
 _figures(3)
 
-# --- block 4 (explainers/stratified-test-sets.md, line 176) ---
+# --- block 4 (explainers/stratified-test-sets.md, line 177) ---
 share = young.mean()
 
 
@@ -149,7 +149,7 @@ print(f"every applicant tested ({n_young} young, {n_older} older): detectable ga
       f"{everyone[model_rate]:.3f} at the benchmark model's rate of rating bad ({model_rate:.3f})")
 _figures(4)
 
-# --- block 5 (explainers/stratified-test-sets.md, line 232) ---
+# --- block 5 (explainers/stratified-test-sets.md, line 233) ---
 import matplotlib.pyplot as plt
 
 fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))

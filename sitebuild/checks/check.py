@@ -1,12 +1,11 @@
 """Stage 5: checks over the gathered pages and their executions, returned as a list of
 :class:`Problem`. Scripts in sync, related slugs exist, internal links resolve, formulas
-render, failed pages located in their .md; and one place, :data:`PAGE_CHECKERS`, where further checkers
-over (Page, ExecutedPage) plug in."""
+render, failed pages located in their .md."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Iterable
+from typing import Iterable
 
 from sitebuild.execution.executed import ExecutedPage, PageError
 from sitebuild.execution.extract import script_path, script_text
@@ -37,11 +36,6 @@ class Problem:
         return f"{where}: {self.severity}: {self.message}"
 
 
-PageChecker = Callable[[Page, ExecutedPage], list[Problem]]
-#: Checkers run over every page that has an execution (e.g. the quoted-number checker).
-PAGE_CHECKERS: list[PageChecker] = []
-
-
 def expected_one_of(found: str, choices: set[str] | list[str]) -> str:
     """"expected one of [...]" for a short list, else the closest matches."""
     choices = sorted(choices)
@@ -50,7 +44,8 @@ def expected_one_of(found: str, choices: set[str] | list[str]) -> str:
     from difflib import get_close_matches
 
     close = get_close_matches(found, choices, n=3, cutoff=0.5)
-    return f"did you mean {' or '.join(repr(c) for c in close)}?" if close else f"none of the {len(choices)} pages is close"
+    return (f"did you mean {' or '.join(repr(c) for c in close)}?" if close
+            else f"none of the {len(choices)} pages is close")
 
 
 def code_context(page: Page, line: int, around: int = CONTEXT_LINES) -> str:
@@ -116,7 +111,8 @@ def check_links(page: Page, anchors: dict[str, set[str]]) -> list[Problem]:
         if target and not target.endswith((".md", ".html")):
             continue
         if slug not in anchors:
-            problems.append(Problem(page.rel_path, line, f"link {href!r}: no page {slug!r}; {expected_one_of(slug, set(anchors))}"))
+            problems.append(Problem(page.rel_path, line,
+                                    f"link {href!r}: no page {slug!r}; {expected_one_of(slug, set(anchors))}"))
         elif fragment and fragment not in anchors[slug]:
             problems.append(Problem(page.rel_path, line, f"link {href!r}: no heading #{fragment} in {slug}; "
                                                          f"{expected_one_of(fragment, anchors[slug])}"))
@@ -128,8 +124,7 @@ def check_math(page: Page) -> list[Problem]:
     return [Problem(page.rel_path, line, message) for line, message in formula_errors(page.tokens)]
 
 
-def check_site(pages: list[Page], executed: dict[str, ExecutedPage], *, scripts: bool = True,
-               checkers: list[PageChecker] | None = None) -> list[Problem]:
+def check_site(pages: list[Page], executed: dict[str, ExecutedPage], *, scripts: bool = True) -> list[Problem]:
     """Run every check; return all problems found (failed pages first)."""
     slugs = {p.slug for p in pages}
     anchors = {p.slug: page_anchors(p) for p in pages}
@@ -146,8 +141,4 @@ def check_site(pages: list[Page], executed: dict[str, ExecutedPage], *, scripts:
         problems.extend(check_related(page, slugs))
         problems.extend(check_links(page, anchors))
         problems.extend(check_math(page))
-        result = executed.get(page.slug)
-        if result is not None and result.error is None:
-            for checker in PAGE_CHECKERS if checkers is None else checkers:
-                problems.extend(checker(page, result))
     return problems

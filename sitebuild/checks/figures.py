@@ -83,6 +83,7 @@ def check_figures(page: Page, executed: ExecutedPage | None) -> list[Problem]:
                                     '{caption="One sentence saying what the figure shows"} to its ``` line', "warning"))
         if block.options.get("label") and block.n not in drawn and executed is not None and executed.error is None:
             problems.append(Problem(page.rel_path, fence_line,
-                                    f"code block option {{label=\"{block.options['label']}\"}}: the block draws no figure "
+                                    f"code block option {{label=\"{block.options['label']}\"}}: the block draws no "
+                                    f"figure "
                                     "or captioned table to label", "warning"))
     return problems

@@ -34,6 +34,9 @@ from sitebuild.errors import ConfigError, SiteBuildError
 WATCH_STEP_MS = 30
 #: While no event comes, the watched files are compared with their last snapshot this often (ms).
 SAFETY_CHECK_MS = 5000
+#: A change is built once the watched files have held still this long (s): an editor's save
+#: (truncate, then write) or a save of two files then starts one rebuild, not two.
+SETTLE_SECONDS = 0.03
 #: After an unexpected error, the watcher waits this long (s) before looking again.
 ERROR_PAUSE_SECONDS = 1.0
 LONG_POLL_SECONDS = 20.0
@@ -280,7 +283,8 @@ def make_server(config: BuildConfig, state: ServeState, port: int, host: str = "
         if error.errno == errno.EADDRINUSE:
             raise ConfigError(f"serve: port {port} on {host} is in use; stop the other server or pass --port 0 "
                               "for a free port") from None
-        raise ConfigError(f"serve: cannot listen on {host}:{port} ({error.strerror}); check --host and --port") from None
+        raise ConfigError(f"serve: cannot listen on {host}:{port} ({error.strerror}); "
+                          "check --host and --port") from None
 
 
 def watch_folders(paths: list[Path], source: Path) -> list[Path]:
@@ -314,6 +318,19 @@ def _wait_for_change(config: BuildConfig, paths: list[Path], stop: threading.Eve
             return
 
 
+def settled_snapshot(paths: list[Path], source: Path, current: dict, stop: threading.Event) -> dict:
+    """The snapshot of ``paths`` once two looks ``SETTLE_SECONDS`` apart agree (at most 20
+    looks, so a file rewritten without pause is still built)."""
+    for _ in range(20):
+        if stop.wait(SETTLE_SECONDS):
+            break
+        again = snapshot(paths, source)
+        if again == current:
+            break
+        current = again
+    return current
+
+
 def watch(config: BuildConfig, state: ServeState, progress: Callable[[str], None], stop: threading.Event,
           last: dict | None = None) -> None:
     """Wait for file events on what the site is made of; rebuild after each change
@@ -327,6 +344,7 @@ def watch(config: BuildConfig, state: ServeState, progress: Callable[[str], None
             if current == last:
                 _wait_for_change(config, paths, stop, last)
                 continue
+            current = settled_snapshot(paths, config.source, current, stop)
             progress("change detected; rebuilding")
             rebuild(config, state, progress)
             with state.lock:
@@ -385,7 +403,8 @@ def start_preview(config: BuildConfig, port: int = 8000, progress: Callable[[str
     return Preview(server, state, stop, watcher)
 
 
-def serve(config: BuildConfig, port: int = 8000, progress: Callable[[str], None] = print, host: str = "127.0.0.1") -> None:
+def serve(config: BuildConfig, port: int = 8000, progress: Callable[[str], None] = print,
+          host: str = "127.0.0.1") -> None:
     """Build, then serve with rebuild on change, until interrupted."""
     preview = start_preview(config, port, progress, host)
     progress(f"serving {config.out} on {preview.url} (Ctrl-C stops)")

@@ -11,7 +11,6 @@ unchanged (a changed file, a new or a removed one runs it)."""
 from __future__ import annotations
 
 import hashlib
-import json
 import shlex
 import subprocess
 import sys
@@ -21,10 +20,12 @@ from pathlib import Path
 
 from sitebuild.config import Step
 from sitebuild.errors import SiteBuildError
-from sitebuild.store.files import write_text_atomic
-from sitebuild.store.stamp import stat_line
+from sitebuild.store.files import stat_line
+from sitebuild.store.memo import Memo
 
 OUTPUT_TAIL = 20
+#: The format of the memo of the steps' inputs and passed checks.
+STEPS_FORMAT = "1"
 
 
 @dataclass
@@ -75,7 +76,8 @@ def run_step(step: Step, root: Path, stamps: dict[str, str], force: bool = False
     try:
         done = subprocess.run(command_line(step.run), cwd=root, capture_output=True, text=True)
     except OSError as error:
-        raise SiteBuildError(f"site.yaml step '{step.name}': could not start `{step.run}` ({error}); check the command") from error
+        raise SiteBuildError(f"site.yaml step '{step.name}': could not start `{step.run}` ({error}); check the "
+                             f"command") from error
     if done.returncode != 0:
         tail = "\n".join((done.stdout + done.stderr).splitlines()[-OUTPUT_TAIL:])
         raise SiteBuildError(f"site.yaml step '{step.name}': `{step.run}` exited with status {done.returncode}; "
@@ -113,14 +115,17 @@ def _check_or_remember(step: Step, root: Path, stamps: dict[str, str], force: bo
     return False
 
 
+def steps_memo(path: Path) -> Memo:
+    """The memo of the steps: each step's inputs digest, and each remembered check's."""
+    return Memo(path, "step checks", STEPS_FORMAT)
+
+
 def run_steps(steps: tuple[Step, ...], root: Path, stamp_file: Path, force: bool = False,
               asked: tuple[str, ...] = ()) -> list[StepResult]:
     """Run every configured step in order (``when: asked`` steps only when named in ``asked``),
     then its check; remember the inputs of those that succeeded."""
-    try:
-        stamps = json.loads(stamp_file.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        stamps = {}
+    memo = steps_memo(stamp_file)
+    stamps: dict[str, str] = memo.load({})
     results = []
     try:
         for step in steps:
@@ -134,5 +139,5 @@ def run_steps(steps: tuple[Step, ...], root: Path, stamp_file: Path, force: bool
             results.append(result)
     finally:
         if steps:
-            write_text_atomic(stamp_file, json.dumps(stamps, sort_keys=True))
+            memo.save(stamps)
     return results

@@ -9,28 +9,43 @@ code change, and ``--only`` can keep a page it does not run.
 The packages an execution depended on are mostly the kernel's own (IPython, ipykernel,
 zmq, ...), the same for every page: an entry names its set of package states by digest,
 stored once under ``package-sets/``, so that reading every entry stays cheap. An entry
-that lists its packages itself (as earlier entries do) is read as it is."""
+that lists its packages itself (as earlier entries do) is read as it is.
+
+The index, the package sets and the file hashes are memos (:mod:`sitebuild.store.memo`)
+of the cache's format: an engine edit that leaves the execution code as it was keeps
+them (each entry says itself which execution code made it)."""
 
 from __future__ import annotations
 
 import base64
 import hashlib
 import json
+import shutil
 import sys
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from sitebuild.execution.deps import FileHasher, entry_deps, expand_inputs, is_trusted, stale_reason
+from sitebuild.execution.deps import CheckContext, Deps, FileHasher, Package, decode_section, entry_deps, expand_inputs
 from sitebuild.execution.executed import ClaimValue, ExecutedPage, InlineValue
-from sitebuild.store.files import write_text_atomic
 from sitebuild.execution.outputs import Output
 from sitebuild.source.read import Page
+from sitebuild.store.files import CACHE_MARKER, write_text_atomic
+from sitebuild.store.memo import Memo
 
-CACHE_FORMAT = 2
+CACHE_FORMAT = 3
+#: The entries, one file per page execution, named by its key.
+PAGES_DIR = "pages"
 #: The memo of file digests (by file state) kept beside the entries.
 HASHES_FILE = "file-hashes.json"
 #: The package states the entries share, one file per set, named by its digest.
 PACKAGE_SETS_DIR = "package-sets"
+#: The memo naming each page's latest entry.
+INDEX_FILE = "index.json"
+
+
+class ForeignEntry(Exception):
+    """An entry written by an engine that keeps entries in another format (never corrupt:
+    the page runs again, and its new entry replaces it)."""
 
 
 def page_key(page: Page) -> str:
@@ -47,21 +62,37 @@ def page_key(page: Page) -> str:
     return hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()
 
 
-@dataclass
+@dataclass(frozen=True)
 class Lookup:
     """The outcome of a cache lookup: the page (when valid) and why not (when not)."""
 
     page: ExecutedPage | None
     reason: str = ""
-    warnings: list[str] = field(default_factory=list)
+    warnings: tuple[str, ...] = ()
 
 
-def _read_json(path: Path) -> dict:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return data if isinstance(data, dict) else {}
+def index_memo(cache_dir: Path) -> Memo:
+    """The memo of each page's latest entry (source path -> key)."""
+    return Memo(cache_dir / INDEX_FILE, "execution index", str(CACHE_FORMAT))
+
+
+def hashes_memo(cache_dir: Path) -> Memo:
+    """The memo of file digests by file state (see :class:`sitebuild.execution.deps.FileHasher`)."""
+    return Memo(cache_dir / HASHES_FILE, "file hashes", str(CACHE_FORMAT))
+
+
+def package_set_memo(folder: Path, digest: str) -> Memo:
+    """The memo of one set of package states, named by its digest."""
+    return Memo(folder / f"{digest}.json", "package set", str(CACHE_FORMAT))
+
+
+def packages_digest(packages: dict) -> str:
+    """The digest naming a set of package states."""
+    return hashlib.sha256(json.dumps(packages, sort_keys=True).encode()).hexdigest()
+
+
+def _all_text(mapping: dict) -> bool:
+    return all(isinstance(key, str) and isinstance(value, str) for key, value in mapping.items())
 
 
 class ExecutionCache:
@@ -72,19 +103,18 @@ class ExecutionCache:
 
     def __init__(self, cache_dir: Path, root: Path, *, env: dict[str, str] | None = None,
                  site_inputs: tuple[str, ...] = (), engine: str = ""):
-        self.dir = cache_dir / "pages"
+        self.dir = cache_dir / PAGES_DIR
         self.root = root
-        self.memo_path = cache_dir / HASHES_FILE
-        self.index_path = cache_dir / "index.json"
-        self.hasher = FileHasher(root, _read_json(self.memo_path))
-        self.index = _read_json(self.index_path)
+        self.hashes_memo, self.index_memo = hashes_memo(cache_dir), index_memo(cache_dir)
+        self.hasher = FileHasher(root, self.hashes_memo.load({}))
+        self.index = self.index_memo.load({}, _all_text)
         self.index_changed = False
         self.env = dict(env or {})
         self.site_inputs = tuple(site_inputs)
         self.engine = engine
-        self.memo: dict = {}
+        self.context = CheckContext(self.hasher, self.env)
         self.package_sets_dir = cache_dir / PACKAGE_SETS_DIR
-        self.package_sets: dict[str, dict] = {}
+        self.package_sets: dict[str, tuple] = {}
 
     def entry_path(self, key: str) -> Path:
         """Where the entry of ``key`` lives."""
@@ -95,7 +125,8 @@ class ExecutionCache:
         return expand_inputs(self.site_inputs + page.front.inputs, self.root)
 
     def _entry(self, key: str) -> dict | None:
-        """The stored entry of ``key`` (None when there is none), its package set read in:
+        """The stored entry of ``key`` (None when there is none; :class:`ForeignEntry` when
+        an engine of another format wrote it), its ``deps`` decoded (:class:`Deps`, its package set read in):
         ``entry["package_set"]`` keeps the set's digest (None for an entry that lists its
         packages itself)."""
         try:
@@ -103,33 +134,33 @@ class ExecutionCache:
                 entry = json.load(stream)
         except FileNotFoundError:
             return None
-        if entry.get("format") != CACHE_FORMAT or entry.get("key") != key:
+        if entry.get("format") != CACHE_FORMAT:
+            raise ForeignEntry(entry.get("format"))
+        if entry.get("key") != key:
             raise ValueError("the entry does not match its address")
-        entry["package_set"] = None
-        if isinstance(entry["deps"].get("packages"), str):
-            entry["package_set"] = entry["deps"]["packages"]
-            entry["deps"]["packages"] = self._package_set(entry["package_set"])
+        packages = entry["deps"].get(Package.kind)
+        entry["package_set"] = packages if isinstance(packages, str) else None
+        shared = {Package.kind: self._package_set(packages)} if isinstance(packages, str) else {}
+        entry["deps"] = Deps.from_json(entry["deps"], shared)
         return entry
 
-    def _package_set(self, digest: str) -> dict:
+    def _package_set(self, digest: str) -> tuple:
         if digest not in self.package_sets:
-            path = self.package_sets_dir / f"{digest}.json"
-            try:
-                text = path.read_text(encoding="utf-8")
-            except OSError as error:
-                raise ValueError(f"its package set {path} cannot be read ({error})") from error
-            if hashlib.sha256(text.encode()).hexdigest() != digest:
-                raise ValueError(f"{path} does not match its digest")
-            self.package_sets[digest] = json.loads(text)
+            memo = package_set_memo(self.package_sets_dir, digest)
+            missing: dict = {}
+            packages = memo.load(missing, lambda found: packages_digest(found) == digest)
+            if packages is missing:
+                raise ValueError(f"its package set {memo.path} is missing, damaged or not of this cache")
+            self.package_sets[digest] = decode_section(Package.kind, packages)
         return self.package_sets[digest]
 
-    def _store_package_set(self, packages: dict) -> str:
-        text = json.dumps(packages, sort_keys=True)
-        digest = hashlib.sha256(text.encode()).hexdigest()
-        path = self.package_sets_dir / f"{digest}.json"
-        if digest not in self.package_sets or not path.exists():
-            write_text_atomic(path, text)
-            self.package_sets[digest] = packages
+    def _store_package_set(self, deps: Deps) -> str:
+        packages = deps.section_json(Package.kind)
+        digest = packages_digest(packages)
+        memo = package_set_memo(self.package_sets_dir, digest)
+        if digest not in self.package_sets or not memo.path.exists():
+            memo.save(packages)
+            self.package_sets[digest] = deps.of_kind(Package)
         return digest
 
     def lookup(self, page: Page) -> Lookup:
@@ -139,16 +170,19 @@ class ExecutionCache:
             entry = self._entry(key)
             if entry is None:
                 return Lookup(None, "code changed" if page.rel_path in self.index else "new page")
-            stale = stale_reason(entry["deps"], self.hasher, self.env, self.inputs(page), self.engine,
-                                 self.memo, entry["package_set"])
+            deps: Deps = entry["deps"]
+            groups = {Package.kind: entry["package_set"]} if entry["package_set"] else {}
+            stale = deps.stale(self.context, self.inputs(page), self.engine, groups)
             if stale:
                 return Lookup(None, stale)
-            result = _decode(entry["result"])
+            result = _decode(entry["result"], status="cached", deps=deps.refreshed(self.context),
+                             digest=entry.get("digest", ""))
+        except ForeignEntry:
+            return Lookup(None, "engine changed")
         except (ValueError, KeyError, TypeError, AttributeError) as error:
             self.entry_path(key).unlink(missing_ok=True)
             return Lookup(None, "its cache entry was corrupt",
-                          [f"{self.entry_path(key)}: corrupt cache entry discarded ({error}); the page will re-run"])
-        result.status, result.deps, result.digest = "cached", entry["deps"], entry.get("digest", "")
+                          (f"{self.entry_path(key)}: corrupt cache entry discarded ({error}); the page will re-run",))
         return Lookup(result)
 
     def latest(self, page: Page) -> ExecutedPage | None:
@@ -156,48 +190,56 @@ class ExecutionCache:
         key = self.index.get(page.rel_path)
         try:
             entry = self._entry(key) if isinstance(key, str) else None
-            result = _decode(entry["result"]) if entry else None
-        except (ValueError, KeyError, TypeError, AttributeError):
+            return _decode(entry["result"], status="kept", deps=entry["deps"],
+                           digest=entry.get("digest", "")) if entry else None
+        except (ValueError, KeyError, TypeError, AttributeError, ForeignEntry):
             return None
-        if result is not None:
-            result.status, result.deps, result.digest = "kept", entry["deps"], entry.get("digest", "")
-        return result
 
-    def store(self, page: Page, result: ExecutedPage) -> None:
-        """Record a successful execution with what it depended on (``result.deps`` becomes
-        the entry's validity conditions)."""
+    def store(self, page: Page, result: ExecutedPage) -> ExecutedPage:
+        """Record a successful execution with what it depended on (from the kernel's
+        ``result.trace``); return it with its validity conditions (``deps``) and digest. A
+        failed execution is not stored and comes back as it is."""
         if result.error is not None:
-            return
-        deps = entry_deps(result.deps, self.hasher, self.inputs(page), self.engine)
-        result.deps = deps
+            return result
+        deps = entry_deps(result.trace, self.hasher, self.inputs(page), self.engine)
         key = page_key(page)
         encoded = _encode(result)
-        result.digest = result_digest(encoded)
-        stored = dict(deps, packages=self._store_package_set(deps["packages"]))
+        stored_result = replace(result, deps=deps, digest=result_digest(encoded))
+        stored = dict(deps.to_json(), **{Package.kind: self._store_package_set(deps)})
         entry = {"format": CACHE_FORMAT, "key": key, "slug": page.slug, "deps": stored, "result": encoded,
-                 "digest": result.digest}
+                 "digest": stored_result.digest}
         write_text_atomic(self.entry_path(key), json.dumps(entry))
         if self.index.get(page.rel_path) != key:
             self.index[page.rel_path] = key
             self.index_changed = True
+        return stored_result
 
     def save(self) -> None:
         """Persist the file-hash memo and the page index (atomically) if they changed."""
         if self.hasher.changed:
-            write_text_atomic(self.memo_path, json.dumps(self.hasher.memo, sort_keys=True))
+            self.hashes_memo.save(self.hasher.memo)
             self.hasher.changed = False
         if self.index_changed:
-            write_text_atomic(self.index_path, json.dumps(self.index, sort_keys=True))
+            self.index_memo.save(self.index)
             self.index_changed = False
-
-
-def trusted(result: ExecutedPage) -> bool:
-    """False when the execution read a file that moved while it ran."""
-    return not result.deps or "engine" not in result.deps or is_trusted(result.deps)
 
 
 #: Fields of an encoded result that say how it ran, not what it produced.
 RUN_FIELDS = ("seconds", "status", "reason", "warnings")
+
+
+def copy_page_results(seed: Path, cache: Path) -> None:
+    """Make ``cache`` (a new folder) a cache of the engine's own that holds the page
+    executions stored in ``seed``: the entries, the package sets they name (an entry
+    without its set is discarded) and the index, with ``seed``'s marker. A build on it
+    runs only what changed since ``seed``'s."""
+    for name in (PAGES_DIR, PACKAGE_SETS_DIR):
+        if (seed / name).is_dir():
+            shutil.copytree(seed / name, cache / name)
+    for name in (INDEX_FILE, CACHE_MARKER):
+        if (seed / name).is_file():
+            cache.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(seed / name, cache / name)
 
 
 def result_digest(encoded: dict) -> str:
@@ -207,19 +249,27 @@ def result_digest(encoded: dict) -> str:
     return hashlib.sha256(json.dumps(produced, sort_keys=True).encode()).hexdigest()
 
 
+#: Fields of a result that its cache entry keeps elsewhere or not at all.
+NOT_ENCODED = ("deps", "trace", "digest")
+
+
 def _encode(result: ExecutedPage) -> dict:
-    data = asdict(result)
-    data.pop("deps", None)
-    data.pop("digest", None)
+    data = asdict(replace(result, deps=None, trace={}))
+    for name in NOT_ENCODED:
+        data.pop(name, None)
     data["figures"] = {name: base64.b64encode(png).decode("ascii") for name, png in result.figures.items()}
     return data
 
 
-def _decode(data: dict) -> ExecutedPage:
-    result = ExecutedPage(**{k: v for k, v in data.items() if k not in ("blocks", "figures", "inline", "error")})
-    result.blocks = {int(n): [Output(**o) for o in outputs] for n, outputs in data["blocks"].items()}
-    result.notebook_outputs = {int(n): v for n, v in data["notebook_outputs"].items()}
-    result.figures = {name: base64.b64decode(png, validate=True) for name, png in data["figures"].items()}
-    result.inline = [InlineValue(**v) for v in data["inline"]]
-    result.claims = [ClaimValue(**v) for v in data.get("claims", [])]
-    return result
+#: Fields of an encoded result decoded on their own.
+DECODED = ("blocks", "figures", "inline", "error", "claims", "notebook_outputs", "status", "deps", "digest")
+
+
+def _decode(data: dict, *, status: str, deps: Deps, digest: str) -> ExecutedPage:
+    plain = {k: v for k, v in data.items() if k not in DECODED}
+    return ExecutedPage(
+        **plain, status=status, deps=deps, digest=digest,
+        blocks={int(n): [Output(**o) for o in outputs] for n, outputs in data["blocks"].items()},
+        notebook_outputs={int(n): v for n, v in data["notebook_outputs"].items()},
+        figures={name: base64.b64decode(png, validate=True) for name, png in data["figures"].items()},
+        inline=[InlineValue(**v) for v in data["inline"]], claims=[ClaimValue(**v) for v in data.get("claims", [])])

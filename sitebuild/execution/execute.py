@@ -14,17 +14,18 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from sitebuild.execution.kernels import Kernel, kill_live_kernels, kill_tree, start_kernel
-from sitebuild.execution.executed import ClaimValue, ExecutedPage, InlineValue, PageError
-from sitebuild.execution.extract import KERNEL_SETUP_CELL
+from sitebuild.execution.executed import ClaimValue, ExecutedPage, ExecutionDraft, InlineValue, PageError
+from sitebuild.execution.extract import KERNEL_SETUP_CELL, kernel_notebook
+from sitebuild.execution.kernels import NOTE_SINK, Kernel, kill_live_kernels, kill_tree, note_once, start_kernel
 from sitebuild.execution.outputs import DEPS_MIME, ERROR_MIME, BlockError, convert_outputs
+from sitebuild.execution.template import Preload, add_preload_record
 
 if TYPE_CHECKING:
     from nbformat import NotebookNode
 
 
 
-@dataclass
+@dataclass(frozen=True)
 class ExecutionJob:
     """What a worker needs to run one page (picklable)."""
 
@@ -35,6 +36,8 @@ class ExecutionJob:
     timeout: float
     expect_error: frozenset[int] = frozenset()
     reason: str = ""
+    #: Ask the kernel, after the page, which installed modules it holds (to learn the preload).
+    learn_modules: bool = False
 
 
 def notebook_outputs(raw: list) -> list[dict]:
@@ -45,14 +48,15 @@ def notebook_outputs(raw: list) -> list[dict]:
         data = output.get("data", {})
         if ERROR_MIME in data:
             report = data[ERROR_MIME]
-            cleaned.append({"output_type": "error", "ename": report.get("ename", ""), "evalue": report.get("evalue", ""),
+            cleaned.append({"output_type": "error", "ename": report.get("ename", ""),
+                            "evalue": report.get("evalue", ""),
                             "traceback": report.get("traceback", "").splitlines()})
         elif DEPS_MIME not in data:
             cleaned.append(dict(output))
     return cleaned
 
 
-def _record_block(result: ExecutedPage, job: ExecutionJob, n: int, cell: NotebookNode) -> BlockError | None:
+def _record_block(result: ExecutionDraft, job: ExecutionJob, n: int, cell: NotebookNode) -> BlockError | None:
     outputs, figures, error = convert_outputs(job.slug, n, cell.get("outputs", []))
     result.blocks[n] = outputs
     result.figures.update(figures)
@@ -60,12 +64,12 @@ def _record_block(result: ExecutedPage, job: ExecutionJob, n: int, cell: Noteboo
     return error
 
 
-def _record_finish(result: ExecutedPage, job: ExecutionJob, cell: NotebookNode) -> None:
+def _record_finish(result: ExecutionDraft, job: ExecutionJob, cell: NotebookNode) -> None:
     for raw in cell.get("outputs", []):
         report = raw.get("data", {}).get(DEPS_MIME)
         if report is None:
             continue
-        result.deps = report["deps"]
+        result.trace = report["deps"]
         result.python = report["python"]
         result.inline = [InlineValue(i, v.get("value", ""), v.get("error", "")) for i, v in enumerate(report["inline"])]
         result.claims = [ClaimValue(i, v.get("holds"), v.get("values", []), v.get("error", ""))
@@ -77,10 +81,11 @@ def _record_finish(result: ExecutedPage, job: ExecutionJob, cell: NotebookNode) 
 
 
 def _where(role: str, n: int | None) -> str:
-    return {"block": f"while running block {n}", "setup": "while starting", "finish": "while evaluating inline values"}[role]
+    return {"block": f"while running block {n}", "setup": "while starting",
+            "finish": "while evaluating inline values"}[role]
 
 
-def _run_cells(client, job: ExecutionJob, result: ExecutedPage, deadline: float, prepared: bool = False) -> None:
+def _run_cells(client, job: ExecutionJob, result: ExecutionDraft, deadline: float, prepared: bool = False) -> None:
     """Run the notebook's cells in order, recording each block; a ``prepared`` kernel has
     run the setup cell already."""
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
@@ -101,20 +106,23 @@ def _run_cells(client, job: ExecutionJob, result: ExecutedPage, deadline: float,
         except DeadKernelError as error:
             n = cell.metadata["sitebuild"].get("n")
             result.error = PageError("dead-kernel", f"the kernel died {_where(role, n)} ({error}); "
-                                                    f"look for os._exit, a crash in native code, or memory use", block=n)
+                                                    "look for os._exit, a crash in native code, or memory use",
+                                     block=n)
             return
         if role == "block":
             n = cell.metadata["sitebuild"]["n"]
             error = _record_block(result, job, n, cell)
             if error is not None and n not in job.expect_error:
-                result.error = PageError("exception", f"{error.ename}: {error.evalue}", line=error.line, block=n, traceback=error.traceback)
+                result.error = PageError("exception", f"{error.ename}: {error.evalue}", line=error.line, block=n,
+                                         traceback=error.traceback)
                 return
             if error is None and n in job.expect_error:
                 result.warnings.append(f"block {n} is marked {{expect-error}} but raised no error")
         elif role == "finish":
             _record_finish(result, job, cell)
         elif cell.get("outputs") and any(o.get("output_type") == "error" for o in cell.outputs):
-            result.error = PageError("kernel", "the kernel could not be prepared: " + str(cell.outputs[-1].get("evalue", "")))
+            result.error = PageError("kernel",
+                                     "the kernel could not be prepared: " + str(cell.outputs[-1].get("evalue", "")))
             return
 
 
@@ -131,12 +139,13 @@ def _port_collision(result: ExecutedPage) -> bool:
 
 
 def execute_page(job: ExecutionJob, kernel: Kernel | None = None,
-                 on_ready: Callable[[], None] | None = None) -> ExecutedPage:
+                 on_ready: Callable[[], None] | None = None, template=None) -> ExecutedPage:
     """Run one page in a fresh kernel (``kernel``, or one started now) whose working
     directory is the repository root; the kernel is shut down afterwards. A kernel that
     could not bind its ports is replaced (up to :data:`KERNEL_ATTEMPTS` times).
     ``on_ready`` is called once, when the kernel is ready and before the page's code runs
-    (or when the kernel could not start)."""
+    (or when the kernel could not start). A kernel started here is forked from
+    ``template`` (a :class:`~sitebuild.execution.template.Template`) when given."""
     pending = [on_ready] if on_ready else []
 
     def ready() -> None:
@@ -144,7 +153,7 @@ def execute_page(job: ExecutionJob, kernel: Kernel | None = None,
             pending.pop()()
 
     for attempt in range(KERNEL_ATTEMPTS):
-        result = _execute_once(job, kernel, ready)
+        result = _execute_once(job, kernel, ready, template)
         if not _port_collision(result):
             break
         print(f"  the kernel of {job.slug} could not bind its ports (another kernel took one); starting another",
@@ -159,23 +168,24 @@ def _setup_source(job: ExecutionJob) -> str | None:
     return cells[0].source if cells and cells[0].metadata["sitebuild"]["role"] == "setup" else None
 
 
-def _start_prepared(root: str) -> Kernel:
-    """A new kernel, connected to and set up in the background (see Kernel.prepare)."""
-    kernel = start_kernel(root)
+def _start_prepared(root: str, template=None) -> Kernel:
+    """A new kernel (forked from ``template`` when given), connected to and set up in the
+    background (see Kernel.prepare)."""
+    kernel = start_kernel(root, template)
     kernel.prepare(KERNEL_SETUP_CELL)
     return kernel
 
 
-def _execute_once(job: ExecutionJob, kernel: Kernel | None, ready: Callable[[], None]) -> ExecutedPage:
+def _execute_once(job: ExecutionJob, kernel: Kernel | None, ready: Callable[[], None], template=None) -> ExecutedPage:
     from nbclient import NotebookClient
 
     started = time.monotonic()
-    result = ExecutedPage(slug=job.slug)
+    result = ExecutionDraft(slug=job.slug, reason=job.reason)
     try:
-        kernel = kernel or start_kernel(job.root)
+        kernel = kernel or start_kernel(job.root, template)
     except Exception as error:
         result.error, result.status = PageError("kernel", f"the kernel could not start: {error}"), "failed"
-        return result
+        return result.finished()
     client = NotebookClient(copy.deepcopy(job.notebook), km=kernel.manager, timeout=int(job.timeout) + 1,
                             allow_errors=True, interrupt_on_timeout=False, record_timing=False,
                             resources={"metadata": {"path": job.root}})
@@ -187,6 +197,10 @@ def _execute_once(job: ExecutionJob, kernel: Kernel | None, ready: Callable[[], 
         with client.setup_kernel():
             ready()
             _run_cells(client, job, result, started + job.timeout, prepared=prepared is not None)
+            if job.learn_modules and result.error is None and result.trace:
+                result.trace[INSTALLED_MODULES] = _installed_modules(client)
+        if result.trace and kernel.preload_record is not None:  # what a fresh kernel's imports would record
+            add_preload_record(result.trace, kernel.preload_record, job.root)
     except Exception as error:  # a kernel that cannot start or a broken channel fails this page only
         if result.error is None:
             result.error = PageError("kernel", f"the kernel failed: {type(error).__name__}: {error}")
@@ -199,20 +213,42 @@ def _execute_once(job: ExecutionJob, kernel: Kernel | None, ready: Callable[[], 
     result.seconds = time.monotonic() - started
     if result.error is not None:
         result.status = "failed"
-    return result
+    return result.finished()
+
+
+#: The key of a page's record under which the kernel's installed modules are handed to the build.
+INSTALLED_MODULES = "installed_modules"
+#: What a kernel answers with its installed modules and packages (two levels deep, not private).
+_INSTALLED_MODULES_EXPRESSION = (
+    "sorted(n for n, m in list(__import__('sys').modules.items()) if n.count('.') <= 1 and '._' not in n"
+    " and not n.startswith('_') and '-packages/' in str(getattr(m, '__file__', None) or ''))")
+
+
+def _installed_modules(client) -> list[str]:
+    """The installed modules the page's kernel holds after the page (none when it cannot say)."""
+    import ast
+
+    try:
+        msg_id = client.kc.execute("", silent=True, store_history=False,
+                                   user_expressions={"modules": _INSTALLED_MODULES_EXPRESSION})
+        reply = client.wait_for_reply(msg_id, client.kc)
+        value = reply["content"]["user_expressions"]["modules"]["data"]["text/plain"]
+        return [name for name in ast.literal_eval(value) if isinstance(name, str)]
+    except Exception:
+        return []
 
 
 def run_in_order(next_job: Callable[[], ExecutionJob | None], more_waiting: Callable[[], bool],
-                 on_done: Callable[[ExecutedPage], None]) -> None:
+                 on_done: Callable[[ExecutedPage], None], template=None) -> None:
     """Run jobs one after another; while a page runs, the next page's kernel boots (started
     once this page's kernel is ready, so that the two do not boot at the same time), and
-    is connected to and runs the setup cell."""
+    is connected to and runs the setup cell. Kernels are forked from ``template`` when given."""
     spares: list[Kernel] = []
 
     def start_spare(root: str) -> None:
         if more_waiting():
             try:
-                spares.append(_start_prepared(root))
+                spares.append(_start_prepared(root, template))
             except Exception:
                 pass
 
@@ -221,10 +257,10 @@ def run_in_order(next_job: Callable[[], ExecutionJob | None], more_waiting: Call
             kernel = spares.pop() if spares else None
             if kernel is None:
                 try:
-                    kernel = _start_prepared(job.root)
+                    kernel = _start_prepared(job.root, template)
                 except Exception:
                     kernel = None
-            on_done(execute_page(job, kernel, on_ready=lambda root=job.root: start_spare(root)))
+            on_done(execute_page(job, kernel, on_ready=lambda root=job.root: start_spare(root), template=template))
     finally:
         for spare in spares:
             spare.stop()
@@ -236,11 +272,12 @@ def _end_worker(signum, frame) -> None:
     os._exit(128 + signum)
 
 
-def _worker(jobs, results, remaining) -> None:
+def _worker(jobs, results, remaining, template=None) -> None:
     """A worker process: take pages from ``jobs`` until the end marker, report to
     ``results``. Interrupts are the parent's to handle: it ends workers with SIGTERM."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _end_worker)
+    NOTE_SINK.append(lambda text: results.put(("note", text)))  # the build says each once
 
     def next_job():
         job = jobs.get()
@@ -250,18 +287,51 @@ def _worker(jobs, results, remaining) -> None:
             results.put(("started", job.slug))
         return job
 
-    run_in_order(next_job, lambda: remaining.value > 0, lambda result: results.put(("done", result)))
+    run_in_order(next_job, lambda: remaining.value > 0, lambda result: results.put(("done", result)), template)
 
 
 def execute_pages(jobs: list[ExecutionJob], workers: int,
                   on_done: Callable[[ExecutedPage], None] | None = None,
-                  meanwhile: Callable[[], None] | None = None) -> dict[str, ExecutedPage]:
+                  meanwhile: Callable[[], None] | None = None,
+                  preload: Preload | None = None) -> dict[str, ExecutedPage]:
     """Run ``jobs`` with up to ``workers`` pages at a time (one process per worker, one
     fresh kernel per page); call ``on_done`` as each finishes. Returns results by slug.
     ``meanwhile``, when given, is called once in this process while worker processes run
     the pages (this process only waits for them then), after the first page is done, so
-    that it does not slow the first kernels down; without workers it is not called."""
+    that it does not slow the first kernels down; without workers it is not called.
+
+    With ``preload`` (installed modules to import), where more than one page runs, each
+    page's kernel is forked from a warm template that imported them (see
+    :mod:`sitebuild.execution.template`); it is stopped, with its kernels, at the end."""
     results: dict[str, ExecutedPage] = {}
+    template = _start_template(jobs, preload)
+    try:
+        _execute_all(jobs, workers, results, on_done, meanwhile, template)
+    finally:
+        if template is not None:
+            template.stop()
+    return results
+
+
+def _start_template(jobs: list[ExecutionJob], preload: Preload | None):
+    """The build's kernel template, or None (no preload asked, one page, or no fork here:
+    said once)."""
+    from sitebuild.execution.kernels import kernel_environment
+    from sitebuild.execution.template import NOT_LINUX, Template
+
+    if preload is None or len(jobs) <= 1:
+        return None
+    if not sys.platform.startswith("linux") or not hasattr(os, "pidfd_open"):
+        note_once(NOT_LINUX.format(platform=sys.platform))
+        return None
+    root = jobs[0].root
+    return Template.start(root, kernel_environment(root), preload)
+
+
+def _execute_all(jobs: list[ExecutionJob], workers: int, results: dict[str, ExecutedPage],
+                 on_done: Callable[[ExecutedPage], None] | None, meanwhile: Callable[[], None] | None,
+                 template) -> None:
+    """Run ``jobs`` in this process or in worker processes, their results into ``results``."""
 
     def done(result: ExecutedPage) -> None:
         results[result.slug] = result
@@ -270,14 +340,13 @@ def execute_pages(jobs: list[ExecutionJob], workers: int,
 
     if workers <= 1 or len(jobs) <= 1:
         queue = list(jobs)
-        run_in_order(lambda: queue.pop(0) if queue else None, lambda: bool(queue), done)
-        return results
-    _run_in_processes(jobs, min(workers, len(jobs)), done, meanwhile)
-    return results
+        run_in_order(lambda: queue.pop(0) if queue else None, lambda: bool(queue), done, template)
+        return
+    _run_in_processes(jobs, min(workers, len(jobs)), done, meanwhile, template)
 
 
 def _run_in_processes(jobs: list[ExecutionJob], count: int, done: Callable[[ExecutedPage], None],
-                      meanwhile: Callable[[], None] | None = None) -> None:
+                      meanwhile: Callable[[], None] | None = None, template=None) -> None:
     import queue as queue_module
 
     context = get_context("fork")
@@ -286,7 +355,8 @@ def _run_in_processes(jobs: list[ExecutionJob], count: int, done: Callable[[Exec
         job_queue.put(job)
     for _ in range(count):
         job_queue.put(None)
-    processes = [context.Process(target=_worker, args=(job_queue, result_queue, remaining), daemon=True) for _ in range(count)]
+    processes = [context.Process(target=_worker, args=(job_queue, result_queue, remaining, template), daemon=True)
+                 for _ in range(count)]
     for process in processes:
         process.start()
     running: set[str] = set()
@@ -299,7 +369,9 @@ def _run_in_processes(jobs: list[ExecutionJob], count: int, done: Callable[[Exec
                 if not any(p.is_alive() for p in processes):
                     break
                 continue
-            if kind == "started":
+            if kind == "note":
+                note_once(payload)
+            elif kind == "started":
                 running.add(payload)
             else:
                 running.discard(payload.slug)
@@ -322,13 +394,13 @@ def _run_in_processes(jobs: list[ExecutionJob], count: int, done: Callable[[Exec
                 kill_tree(process.pid)
     for job in jobs:
         if job.slug not in finished:
-            done(ExecutedPage(slug=job.slug, status="failed",
-                              error=PageError("kernel", "the worker process running this page died; run it alone with --only")))
+            done(ExecutedPage(slug=job.slug, status="failed", reason=job.reason, error=PageError(
+                "kernel", "the worker process running this page died; run it alone with --only")))
 
 
-def make_job(page, root: Path, timeout: float) -> ExecutionJob:
-    """The execution job of a :class:`~sitebuild.source.read.Page`."""
-    from sitebuild.execution.extract import kernel_notebook
-
+def make_job(page, root: Path, timeout: float, reason: str = "", learn_modules: bool = False) -> ExecutionJob:
+    """The execution job of a :class:`~sitebuild.source.read.Page`, which runs for ``reason``
+    (with ``learn_modules``, the kernel is asked which installed modules it holds)."""
+    expect_error = frozenset(b.n for b in page.code_blocks if b.options.get("expect-error"))
     return ExecutionJob(slug=page.slug, rel_path=page.rel_path, root=str(root), notebook=kernel_notebook(page),
-                        timeout=timeout, expect_error=frozenset(b.n for b in page.code_blocks if b.options.get("expect-error")))
+                        timeout=timeout, expect_error=expect_error, reason=reason, learn_modules=learn_modules)

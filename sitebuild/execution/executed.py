@@ -5,9 +5,9 @@ figures, inline values and claims, or its :class:`PageError`. Kept apart from
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Iterable
+from dataclasses import dataclass, field, fields
 
+from sitebuild.execution.deps import Deps
 from sitebuild.execution.outputs import Output
 
 
@@ -42,17 +42,19 @@ class ClaimValue:
     error: str = ""
 
 
-@dataclass
+@dataclass(frozen=True)
 class ExecutedPage:
-    """The result of running a page: outputs per block number, figures by file name, what
-    it depended on (``deps``: the kernel's record, see :mod:`sitebuild.execution.deps`), timing,
-    and why it ran (``reason``)."""
+    """The result of running a page (frozen): outputs per block number, figures by file
+    name, what the kernel recorded (``trace``: its report, on a page run in this build),
+    what it depended on (``deps``: the validity conditions the cache gives it, see
+    :mod:`sitebuild.execution.deps`), timing, and why it ran (``reason``)."""
 
     slug: str
     blocks: dict[int, list[Output]] = field(default_factory=dict)
     figures: dict[str, bytes] = field(default_factory=dict)
     notebook_outputs: dict[int, list[dict]] = field(default_factory=dict)
-    deps: dict = field(default_factory=dict)
+    trace: dict = field(default_factory=dict)
+    deps: Deps | None = None
     inline: list[InlineValue] = field(default_factory=list)
     claims: list[ClaimValue] = field(default_factory=list)
     python: str = ""
@@ -69,13 +71,38 @@ class ExecutedPage:
     def files_read(self) -> list[str]:
         """The files the page read or imported (relative to the root inside it, absolute
         elsewhere), sorted; files it looked for and did not find are left out."""
-        files = self.deps.get("files", {}) if self.deps else {}
-        return sorted(name for name, seen in files.items()
-                      if seen != "absent" and not (isinstance(seen, dict) and seen.get("stat") is None))
+        if self.deps is not None:
+            return self.deps.files_read
+        files = self.trace.get("files", {})
+        return sorted(name for name, seen in files.items() if seen.get("stat") is not None)
 
-    def text_outputs(self) -> Iterable[tuple[int, int, Output]]:
-        """Every output that carries quotable text, as (block n, output index, output)."""
-        for n, outputs in sorted(self.blocks.items()):
-            for k, output in enumerate(outputs):
-                if output.texts:
-                    yield n, k, output
+    @property
+    def writes(self) -> tuple[str, ...]:
+        """The files the page wrote (record names), as the cache or the kernel knows them."""
+        if self.deps is not None:
+            return self.deps.writes
+        return tuple(sorted(set(self.trace.get("writes", ()))))
+
+
+@dataclass
+class ExecutionDraft:
+    """An execution while it is recorded, cell by cell: the one mutable form of a result,
+    inside the execution stage only; :meth:`finished` gives the frozen :class:`ExecutedPage`."""
+
+    slug: str
+    reason: str = ""
+    blocks: dict[int, list[Output]] = field(default_factory=dict)
+    figures: dict[str, bytes] = field(default_factory=dict)
+    notebook_outputs: dict[int, list[dict]] = field(default_factory=dict)
+    trace: dict = field(default_factory=dict)
+    inline: list[InlineValue] = field(default_factory=list)
+    claims: list[ClaimValue] = field(default_factory=list)
+    python: str = ""
+    seconds: float = 0.0
+    error: PageError | None = None
+    status: str = "executed"
+    warnings: list[str] = field(default_factory=list)
+
+    def finished(self) -> ExecutedPage:
+        """The recorded execution, frozen."""
+        return ExecutedPage(**{f.name: getattr(self, f.name) for f in fields(self)})

@@ -88,7 +88,8 @@ def _shown_last_expression(source: str) -> str:
     last = tree.body[-1] if tree.body else None
     if not isinstance(last, ast.Expr) or source.rstrip().endswith(";"):
         return source
-    if isinstance(last.value, ast.Call) and isinstance(last.value.func, ast.Name) and last.value.func.id in ("print", "display"):
+    if isinstance(last.value, ast.Call) and isinstance(last.value.func,
+                                                       ast.Name) and last.value.func.id in ("print", "display"):
         return source
     lines = source.splitlines(True)
     start, end = last.lineno - 1, last.end_lineno

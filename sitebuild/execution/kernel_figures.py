@@ -98,6 +98,7 @@ def _sb_dark(colour, role="mark", alpha=None):
 
 def _sb_svg(figure, transparent=False):
     import io
+
     import matplotlib
     buffer = io.StringIO()
     # A fixed salt: the SVG's element ids are the same on every build of the same figure.

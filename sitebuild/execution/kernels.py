@@ -9,6 +9,7 @@ import signal
 import sys
 import tempfile
 from dataclasses import dataclass
+from typing import Callable
 
 INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
 THREAD_LIMIT_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
@@ -94,6 +95,11 @@ class Kernel:
             except (Exception, asyncio.CancelledError):
                 return None
         return run_sync(settled)()
+
+    @property
+    def preload_record(self) -> dict | None:
+        """What the template's imports read, for a kernel forked from it (else None)."""
+        return getattr(self.manager, "preload_record", None)
 
     @property
     def process(self):
@@ -188,9 +194,12 @@ async def _prepare(manager, setup_code: str):
 
 
 def kill_live_kernels() -> None:
-    """Kill every kernel this process started and has not stopped."""
+    """Kill every kernel this process started and has not stopped, and its templates."""
+    from sitebuild.execution.template import kill_live_templates
+
     for kernel in list(LIVE_KERNELS):
         kernel.kill()
+    kill_live_templates()
 
 
 @functools.cache
@@ -208,13 +217,85 @@ def _kernel_specs():
     return BuildKernelSpecs()
 
 
-def start_kernel(root: str) -> Kernel:
-    """Launch a kernel process (it boots in the background; the client waits for it)."""
+#: Where :func:`note_once` sends its text (a worker process sends it to the build's process).
+NOTE_SINK: list[Callable[[str], None]] = []
+_NOTED: set[str] = set()
+
+
+def note_once(text: str) -> None:
+    """Say ``text`` in the build's output, once per process (the build says each once)."""
+    if text in _NOTED:
+        return
+    _NOTED.add(text)
+    if NOTE_SINK:
+        NOTE_SINK[-1](text)
+    else:
+        print(f"  {text}", file=sys.stderr, flush=True)
+
+
+@functools.cache
+def _launcher_path() -> str:
+    import importlib.util
+
+    return importlib.util.find_spec("ipykernel_launcher").origin
+
+
+def _descriptor(stream, standard: int) -> int:
+    """The file descriptor behind ``stream``, or the process's own ``standard`` one when the
+    stream has none (redirected to a StringIO by a test, a notebook or a caller): what a
+    normally started kernel inherits."""
+    try:
+        return stream.fileno()
+    except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation is both OSError and ValueError
+        return standard
+
+
+@functools.cache
+def _forked_manager_class():
+    """A kernel manager that asks a template to fork its kernel (``template``), and starts
+    it normally when the template cannot (saying why once)."""
+    from jupyter_client.manager import AsyncKernelManager
+    from traitlets import Any
+
+    from sitebuild.execution.template import TEMPLATE_FAILED, TemplateUnavailable
+
+    class ForkedKernelManager(AsyncKernelManager):
+        template = Any(None)
+        preload_record = Any(None)
+
+        async def _async_launch_kernel(self, kernel_cmd: list[str], **kw) -> None:
+            env = dict(kw.get("env") or os.environ, JPY_PARENT_PID=str(os.getpid()))
+            stderr = kw.get("stderr")
+            try:
+                process, record = self.template.fork(
+                    self.connection_file, str(kw.get("cwd") or os.getcwd()), env,
+                    [_launcher_path(), "-f", self.connection_file],
+                    _descriptor(sys.stdout, 1), _descriptor(stderr if stderr is not None else sys.stderr, 2))
+            except TemplateUnavailable as error:
+                note_once(TEMPLATE_FAILED.format(reason=error))
+                await super()._async_launch_kernel(kernel_cmd, **kw)
+                return
+            provisioner = self.provisioner
+            provisioner.process, provisioner.pid, provisioner.pgid = process, process.pid, process.pid
+            provisioner.cwd = kw.get("cwd")
+            self.preload_record = record
+            self._reconcile_connection_info(provisioner.connection_info)
+
+    return ForkedKernelManager
+
+
+def start_kernel(root: str, template=None) -> Kernel:
+    """Launch a kernel process (it boots in the background; the client waits for it):
+    forked from ``template`` when given and able, else started normally."""
     from jupyter_client.manager import AsyncKernelManager
     from jupyter_core.utils import run_sync
 
     log = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
-    manager = AsyncKernelManager(kernel_name="python3", kernel_spec_manager=_kernel_specs())
+    if template is not None and not template.failure:
+        manager = _forked_manager_class()(kernel_name="python3", kernel_spec_manager=_kernel_specs(),
+                                          template=template)
+    else:
+        manager = AsyncKernelManager(kernel_name="python3", kernel_spec_manager=_kernel_specs())
     kernel = Kernel(manager, log)
     LIVE_KERNELS.add(kernel)
     try:

@@ -66,7 +66,8 @@ def _joined(value: str | list[str]) -> str:
     return "".join(value) if isinstance(value, list) else value
 
 
-def convert_outputs(slug: str, n: int, raw_outputs: list[dict]) -> tuple[list[Output], dict[str, bytes], BlockError | None]:
+def convert_outputs(slug: str, n: int, raw_outputs: list[dict]) -> tuple[list[Output], dict[str, bytes],
+                                                                         BlockError | None]:
     """Turn a cell's nbformat outputs into :class:`Output` records, the figures they carry
     (named ``<slug>-<n>-<k>.png``, ``k`` the output's index) and the block's error, if any."""
     outputs: list[Output] = []
@@ -84,7 +85,8 @@ def convert_outputs(slug: str, n: int, raw_outputs: list[dict]) -> tuple[list[Ou
             outputs.append(Output(kind=name, text=text, texts=text.splitlines()))
         elif ERROR_MIME in data:
             report = data[ERROR_MIME]
-            error = BlockError(report.get("line"), report.get("ename", ""), report.get("evalue", ""), report.get("traceback", ""))
+            error = BlockError(report.get("line"), report.get("ename", ""), report.get("evalue", ""),
+                               report.get("traceback", ""))
             outputs.append(Output(kind="error", text=error.traceback, texts=error.traceback.splitlines()))
         elif DEPS_MIME in data:
             continue
@@ -98,7 +100,8 @@ def convert_outputs(slug: str, n: int, raw_outputs: list[dict]) -> tuple[list[Ou
             dark = f"{slug}-{n}-{k}-dark.svg" if FIGURE_DARK_MIME in data else ""
             if dark:
                 figures[dark] = _joined(data[FIGURE_DARK_MIME]).encode()
-            outputs.append(Output(kind="figure", figure=name, text=_joined(data.get("text/plain", "")), figure_dark=dark))
+            outputs.append(Output(kind="figure", figure=name, text=_joined(data.get("text/plain", "")),
+                                  figure_dark=dark))
         elif "image/png" in data:
             name = f"{slug}-{n}-{k}.png"
             figures[name] = base64.b64decode(_joined(data["image/png"]))

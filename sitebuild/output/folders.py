@@ -1,7 +1,9 @@
 """The folders the engine writes: it only ever replaces or deletes an output folder or a
-cache it made itself (a marker file inside says so) or an empty one; two builds on the
-same output or cache take turns (an ``fcntl.flock`` lock); and it removes the temporary
-folders a killed build left behind."""
+cache it made itself (a marker file inside says so, nothing else does) or an empty one;
+it refuses, before touching anything, an output inside a source folder (the explainers,
+the templates, a folder holding files git tracks, the repository's ``.git``) and an
+output and a cache that overlap; two builds on the same output or cache take turns (an
+``fcntl.flock`` lock); and it removes the temporary folders a killed build left behind."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import fcntl
 import hashlib
 import os
 import shutil
+import subprocess
 import tempfile
 import time
 from contextlib import contextmanager
@@ -16,13 +19,24 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from sitebuild.errors import FolderRefused
+from sitebuild.store.files import CACHE_MARKER, OUTPUT_MARKER
 
-OUTPUT_MARKER = ".sitebuild-output"
-CACHE_MARKER = ".sitebuild-cache"
-#: What a site built before markers existed always holds: such a folder is ours too.
-LEGACY_SITE = ("report.html", "static/search-index.js")
-LEGACY_CACHE = ("pages", "file-hashes.json", "last-build.json", "steps.json")
 TEMPORARY_PARTS = (".tmp-new-", ".tmp-old-")
+
+#: A folder that is, holds or (for the sources) lies inside a folder the build reads.
+PROTECTED = ("{option} {folder}: refused, this folder {what} {place}, which the build reads; nothing was changed. "
+             "Choose a folder of its own")
+#: The output inside a folder of the root that holds files tracked by git.
+TRACKED = ("--out {folder}: refused, it is inside {place}, which holds files tracked by git (sources); nothing was "
+           "changed. Choose a folder of its own, such as site/ in the root")
+#: The output and the cache overlap.
+OVERLAP = ("--out {out} and --cache-dir {cache}: refused, {relation}; nothing was changed. "
+           "Give the site and the cache a folder each, neither inside the other")
+SAME, OUT_IN_CACHE, CACHE_IN_OUT = ("they are the same folder", "the output is inside the cache",
+                                    "the cache is inside the output")
+NOT_A_FOLDER = "{option} {folder}: expected a folder, found a file; nothing was changed"
+NOT_OURS = ("{option} {folder}: this folder was not made by the build (it has no {marker} file) and is not empty, "
+            "so it is never replaced or deleted; nothing was changed. Choose another folder, or empty it yourself")
 
 
 def _is_empty(folder: Path) -> bool:
@@ -30,37 +44,81 @@ def _is_empty(folder: Path) -> bool:
 
 
 def is_ours(folder: Path, marker: str) -> bool:
-    """True when ``folder`` holds the engine's ``marker``, or is a site or cache the
-    engine made before markers existed."""
-    if (folder / marker).is_file():
-        return True
-    if marker == OUTPUT_MARKER:
-        return all((folder / name).is_file() for name in LEGACY_SITE)
-    names = {p.name for p in folder.iterdir()}
-    return bool(names) and names <= set(LEGACY_CACHE) | {"index.json", "build.lock"} and "pages" in names
+    """True when ``folder`` holds the engine's ``marker``: nothing else makes a folder ours."""
+    return (folder / marker).is_file()
 
 
-def check_folder(folder: Path, marker: str, option: str, protected: tuple[Path, ...] = ()) -> None:
+def check_folder(folder: Path, marker: str, option: str, protected: tuple[Path, ...] = (),
+                 sources: tuple[Path, ...] = ()) -> None:
     """Raise :class:`FolderRefused` unless ``folder`` is missing, empty, or the engine's.
 
-    ``protected`` folders (the repository root, the sources, the templates) are refused
-    even when empty, as is any folder that contains one of them."""
+    ``protected`` folders (the repository root) are refused even when empty, as is any
+    folder that contains one of them; ``sources`` (the explainers, the templates) are
+    refused too, and so is any folder inside one of them."""
     folder = folder.resolve()
-    for place in protected:
-        place = place.resolve()
-        if folder == place or folder in place.parents:
-            what = "is" if folder == place else "holds"
-            raise FolderRefused(f"{option} {folder}: refused, this folder {what} {place}, which the build reads; "
-                                f"nothing was changed. Choose a folder of its own")
+    for place, refuse_inside in [(p, False) for p in protected] + [(s, True) for s in sources]:
+        what = _relation(folder, place.resolve(), refuse_inside)
+        if what:
+            raise FolderRefused(PROTECTED.format(option=option, folder=folder, what=what, place=place.resolve()))
     if not folder.exists():
         return
     if not folder.is_dir():
-        raise FolderRefused(f"{option} {folder}: expected a folder, found a file; nothing was changed")
+        raise FolderRefused(NOT_A_FOLDER.format(option=option, folder=folder))
     if _is_empty(folder) or is_ours(folder, marker):
         return
-    raise FolderRefused(f"{option} {folder}: this folder was not made by the build (it has no {marker} file) "
-                        f"and is not empty, so it is never replaced or deleted; nothing was changed. "
-                        f"Choose another folder, or empty it yourself")
+    raise FolderRefused(NOT_OURS.format(option=option, folder=folder, marker=marker))
+
+
+def _relation(folder: Path, place: Path, refuse_inside: bool) -> str:
+    """How ``folder`` meets ``place`` in a way that refuses it ("is", "holds", "is inside"), or ""."""
+    if folder == place:
+        return "is"
+    if folder in place.parents:
+        return "holds"
+    return "is inside" if refuse_inside and place in folder.parents else ""
+
+
+def check_apart(out: Path, cache_dir: Path) -> None:
+    """Raise :class:`FolderRefused` when the output and the cache are one folder or one
+    lies inside the other (each build would replace the other with itself)."""
+    out, cache_dir = out.resolve(), cache_dir.resolve()
+    relation = (SAME if out == cache_dir else OUT_IN_CACHE if cache_dir in out.parents
+                else CACHE_IN_OUT if out in cache_dir.parents else "")
+    if relation:
+        raise FolderRefused(OVERLAP.format(out=out, cache=cache_dir, relation=relation))
+
+
+def tracked_place(folder: Path, root: Path) -> Path | None:
+    """The folder of ``root`` that ``folder`` lies inside and that holds files tracked by
+    git (or the repository's ``.git`` itself); None when there is none. A folder right
+    under the root needs no question to git: it is the output's own, and one that is not
+    the engine's is refused by its marker."""
+    folder, root = folder.resolve(), root.resolve()
+    if not folder.is_relative_to(root) or len(folder.relative_to(root).parts) < 2:
+        return None
+    top = root / folder.relative_to(root).parts[0]
+    if top.name == ".git":
+        return top
+    try:
+        listed = subprocess.run(["git", "-C", str(root), "ls-files", "-z", "--", top.name], capture_output=True,
+                                timeout=30)
+    except (OSError, subprocess.SubprocessError):  # no git here: nothing is known to be tracked
+        return None
+    return top if listed.returncode == 0 and listed.stdout else None
+
+
+def check_build_folders(out: Path | None, cache_dir: Path, root: Path, sources: tuple[Path, ...]) -> None:
+    """Every refusal of a build's folders, before anything is touched: the output
+    (``None`` when nothing is written) and the cache must be apart, neither may be, hold
+    or lie inside a source folder, the output may not lie inside a folder git tracks, and
+    each must be missing, empty or the engine's."""
+    if out is not None:
+        check_apart(out, cache_dir)
+        check_folder(out, OUTPUT_MARKER, "--out", (root,), sources)
+        place = tracked_place(out, root)
+        if place is not None:
+            raise FolderRefused(TRACKED.format(folder=out.resolve(), place=place))
+    check_folder(cache_dir, CACHE_MARKER, "--cache-dir", (root,), sources)
 
 
 def mark(folder: Path, marker: str) -> None:
@@ -84,9 +142,10 @@ def remove_leftovers(out: Path) -> list[Path]:
     return removed
 
 
-def remove_folder(folder: Path, marker: str, option: str, protected: tuple[Path, ...] = ()) -> bool:
+def remove_folder(folder: Path, marker: str, option: str, protected: tuple[Path, ...] = (),
+                  sources: tuple[Path, ...] = ()) -> bool:
     """Delete ``folder`` if it is the engine's (see :func:`check_folder`); True if removed."""
-    check_folder(folder, marker, option, protected)
+    check_folder(folder, marker, option, protected, sources)
     if not folder.exists():
         return False
     shutil.rmtree(folder)
@@ -105,24 +164,31 @@ def locked(path: Path, what: str, say: Callable[[str], None]) -> Iterator[None]:
     """Hold an exclusive lock on ``path`` for the block; if another build holds it, say
     so (naming it) and wait."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a+", encoding="utf-8") as handle:
+    with open(path, "a+b", buffering=0) as handle:  # unbuffered: closing it writes nothing
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             handle.seek(0)
-            holder = handle.read().strip() or "another build"
+            holder = handle.read().decode("utf-8", "replace").strip() or "another build"
             say(f"waiting for {holder} to finish with {what}")
             fcntl.flock(handle, fcntl.LOCK_EX)
-        handle.seek(0)
-        handle.truncate()
-        handle.write(f"the build of process {os.getpid()} (started {time.strftime('%H:%M:%S')})\n")
-        handle.flush()
+        _say_who_holds(handle, path)
         try:
             yield
         finally:
             handle.seek(0)
             handle.truncate()
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _say_who_holds(handle, path: Path) -> None:
+    """Write into the lock file which build holds it (an ``OSError`` names the lock file)."""
+    try:
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"the build of process {os.getpid()} (started {time.strftime('%H:%M:%S')})\n".encode())
+    except OSError as error:
+        raise OSError(error.errno, error.strerror, str(path)) from error
 
 
 @contextmanager
@@ -134,16 +200,15 @@ def build_locks(out: Path, cache_dir: Path, say: Callable[[str], None]) -> Itera
             yield
 
 
-def clean(out: Path, cache_dir: Path, protected: tuple[Path, ...], say: Callable[[str], None]) -> list[Path]:
+def clean(out: Path, cache_dir: Path, root: Path, sources: tuple[Path, ...], say: Callable[[str], None]) -> list[Path]:
     """``clean``: delete the output folder (and the temporary folders of interrupted
     builds beside it) and the cache, once both are known to be the engine's; nothing is
     deleted if either is refused. Returns what was removed."""
-    check_folder(out, OUTPUT_MARKER, "--out", protected)
-    check_folder(cache_dir, CACHE_MARKER, "--cache-dir", protected)
+    check_build_folders(out, cache_dir, root, sources)
     removed = []
     with locked(output_lock_path(out), str(out), say):
         removed += remove_leftovers(out)
-        if remove_folder(out, OUTPUT_MARKER, "--out", protected):
+        if remove_folder(out, OUTPUT_MARKER, "--out", (root,), sources):
             removed.append(out)
         if cache_dir.exists():
             with locked(cache_dir / "build.lock", str(cache_dir), say):

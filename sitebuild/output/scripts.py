@@ -11,25 +11,20 @@ contents is not remembered, so the next build reads that file."""
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import time
 from pathlib import Path
 
 from sitebuild.execution.extract import script_path, script_text
 from sitebuild.store.files import is_racy, path_state, write_text_atomic
+from sitebuild.store.memo import Memo
 
 SCRIPTS_FILE = "scripts.json"
 
 
-def _read_memo(path: Path, engine: str) -> dict:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(data, dict) or data.get("engine") != engine or not isinstance(data.get("scripts"), dict):
-        return {}
-    return data["scripts"]
+def scripts_memo(path: Path, engine: str) -> Memo:
+    """The memo of the scripts (path -> [page text digest, file state]) made by ``engine``."""
+    return Memo(path, "generated scripts", engine)
 
 
 def _holds(path: Path, text: str) -> bool:
@@ -43,7 +38,8 @@ def update_scripts(pages: list, memo_path: Path, engine: str) -> list[Path]:
     """Bring the script of every page with code up to date; return the paths written.
     ``engine`` is the state of the engine's code (what a script is made with besides its
     page), ``memo_path`` the memo of the last build's scripts."""
-    memo, remembered, written = _read_memo(memo_path, engine), {}, []
+    store = scripts_memo(memo_path, engine)
+    memo, remembered, written = store.load({}), {}, []
     started_ns = time.time_ns()
     for page in pages:
         if not page.code_blocks:
@@ -62,5 +58,5 @@ def update_scripts(pages: list, memo_path: Path, engine: str) -> list[Path]:
         if state is not None and not is_racy(state, started_ns):
             remembered[name] = [source, state]
     if remembered != memo:
-        write_text_atomic(memo_path, json.dumps({"engine": engine, "scripts": remembered}, sort_keys=True))
+        store.save(remembered)
     return written

@@ -11,8 +11,8 @@ import signal
 import time
 from pathlib import Path
 
-from sitebuild.render.render import RenderedSite
 from sitebuild.output.folders import OUTPUT_MARKER, mark
+from sitebuild.render.render import RenderedSite
 
 
 def _static_files(static: Path | None) -> dict[str, bytes]:
@@ -85,17 +85,33 @@ def write_site(site: RenderedSite, out: Path, static: Path | None = None) -> Non
         tmp.mkdir()
         mark(tmp, OUTPUT_MARKER)
         _fill(tmp, site, static, out if (out / OUTPUT_MARKER).is_file() else None)
+    except OSError as error:  # named by the output folder, not by the temporary one
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise OSError(error.errno, error.strerror, str(out)) from error
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+    _swap(tmp, out, old)
+    remove_in_background(old)
+
+
+def _swap(new: Path, out: Path, old: Path) -> None:
+    """Put ``new`` in the place of ``out`` (moving the last site to ``old``), with SIGINT and
+    SIGTERM held off; if the second move fails, the last site is moved back."""
     blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
     try:
-        if out.exists():
+        moved = out.exists()
+        if moved:
             os.replace(out, old)
-        os.replace(tmp, out)
+        try:
+            os.replace(new, out)
+        except OSError as error:
+            if moved:
+                os.replace(old, out)
+            shutil.rmtree(new, ignore_errors=True)
+            raise OSError(error.errno, error.strerror, str(out)) from error
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
-    remove_in_background(old)
 
 
 #: The processes removing replaced sites that have not been reaped yet (a preview rebuilds

@@ -46,10 +46,16 @@ from markdown_it.token import Token
 from sitebuild.quotes.extraction import DEFAULT_EXEMPT_SECTIONS, ProseNumber, extract_prose_numbers
 from sitebuild.quotes.lock import LockEntry
 from sitebuild.quotes.meaning import MARGIN, MINIMUM_SCORE, NEAR_WEIGHT, Choice, Chooser, ProseWords, choose_from
-from sitebuild.quotes.numbers import (Number, code_literals, equals_literal, format_like, matches_output,
-                                      value_in_units_of)
+from sitebuild.quotes.numbers import (
+    Number,
+    code_literals,
+    equals_literal,
+    format_like,
+    matches_output,
+    value_in_units_of,
+)
 from sitebuild.quotes.outputs import OutputNumber, OutputText, index_outputs
-from sitebuild.quotes.results import PageQuotes, QuoteResult, Status, unverified_message
+from sitebuild.quotes.results import PageQuotes, QuoteResult, Status
 
 #: Words that state a direction, so that a prose number may drop the sign its output
 #: prints ("women are approved 0.05 less often" beside a gap of -0.05).

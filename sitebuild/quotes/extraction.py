@@ -31,9 +31,9 @@ from typing import Iterable, Iterator, Sequence
 
 from markdown_it.token import Token
 
+from sitebuild.quotes.numbers import Number, find_numbers, mask_numbers, with_word_comparator
 from sitebuild.source.markdown import ANCHOR_CLASS, make_parser
 from sitebuild.source.math import INLINE_MATH
-from sitebuild.quotes.numbers import Number, find_numbers, mask_numbers, with_word_comparator
 
 NOCHECK_CLASS = "nocheck"
 DEFAULT_EXEMPT_SECTIONS = ("Further Reading", "References")

@@ -25,10 +25,10 @@ from typing import Sequence
 
 from markdown_it.token import Token
 
-from sitebuild.source.markdown import ANCHOR_CLASS
 from sitebuild.quotes.extraction import extract_prose_numbers, parse_tokens
 from sitebuild.quotes.lock import LockEntry
 from sitebuild.quotes.results import PageQuotes, QuoteResult, Status
+from sitebuild.source.markdown import ANCHOR_CLASS
 
 
 @dataclass(frozen=True)

@@ -89,7 +89,8 @@ def load_lock(path: str | Path) -> list[LockEntry]:
 
 
 def _entries_from(path: Path, data: object) -> list[LockEntry]:
-    if not isinstance(data, dict) or data.get("version") not in READABLE_VERSIONS or not isinstance(data.get("quotes"), list):
+    if not isinstance(data,
+                      dict) or data.get("version") not in READABLE_VERSIONS or not isinstance(data.get("quotes"), list):
         raise SourceError(path, f'expected an object {{"version": {LOCK_VERSION}, "quotes": [...]}}, '
                           f"found {_describe(data)}; delete the file to rebuild it")
     entries = [_entry_from(path, position, item) for position, item in enumerate(data["quotes"])]
@@ -125,7 +126,8 @@ def _entry_from(path: Path, position: int, item: object) -> LockEntry:
 def lock_text(entries: Iterable[LockEntry]) -> str:
     """Return the file text for ``entries``: sorted, indented, one trailing newline."""
     ordered = sorted(entries, key=LockEntry.sort_key)
-    data = {"version": LOCK_VERSION, "quotes": [{name: getattr(entry, name) for name in _FIELD_TYPES} for entry in ordered]}
+    data = {"version": LOCK_VERSION,
+            "quotes": [{name: getattr(entry, name) for name in _FIELD_TYPES} for entry in ordered]}
     return json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False) + "\n"
 
 
@@ -133,11 +135,6 @@ def save_lock(path: str | Path, entries: Iterable[LockEntry]) -> None:
     """Write ``entries`` to ``path`` atomically (a temporary file, then a rename), so a
     failure leaves the previous lock as it was."""
     write_text_atomic(path, lock_text(entries))
-
-
-def entries_for_page(entries: Iterable[LockEntry], page: str) -> list[LockEntry]:
-    """Return the entries of one page."""
-    return [entry for entry in entries if entry.page == page]
 
 
 def replace_page_entries(entries: Iterable[LockEntry], page: str, new_entries: Iterable[LockEntry]) -> list[LockEntry]:

@@ -11,9 +11,9 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from sitebuild.source.page_cache import engine_version
 from sitebuild.quotes.lock import LockEntry
 from sitebuild.quotes.results import PageQuotes
+from sitebuild.source.page_cache import engine_version
 from sitebuild.store.shelf import Shelf
 
 MEMO_DIR = "quotes"
@@ -35,7 +35,7 @@ class QuoteMemo:
 
     def __init__(self, cache_dir: Path):
         self.version = engine_version()
-        self.shelf = Shelf(cache_dir / MEMO_DIR, MEMO_FORMAT, self.version)
+        self.shelf = Shelf(cache_dir / MEMO_DIR, f"quote checks {MEMO_FORMAT}", self.version)
         self.used: dict[str, str] = {}
         self.hits = 0
 

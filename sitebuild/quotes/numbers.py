@@ -288,7 +288,8 @@ def _is_negated(tokens: list[tokenize.TokenInfo], position: int) -> bool:
         return True
     previous = tokens[position - 2]
     operand_end = previous.type in (tokenize.NAME, tokenize.NUMBER, tokenize.STRING)
-    keyword = previous.type == tokenize.NAME and previous.string in ("return", "in", "and", "or", "not", "if", "else", "lambda", "yield")
+    keyword = previous.type == tokenize.NAME and previous.string in ("return", "in", "and", "or", "not", "if", "else",
+                                                                     "lambda", "yield")
     return keyword or not (operand_end or previous.string in (")", "]", "}"))
 
 

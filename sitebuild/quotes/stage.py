@@ -18,10 +18,8 @@ from sitebuild.checks.annotations import PageMarks
 from sitebuild.checks.check import Problem
 from sitebuild.errors import SourceError
 from sitebuild.execution.executed import ExecutedPage
-from sitebuild.store.files import write_text_atomic
 from sitebuild.quotes.binding import check_page
 from sitebuild.quotes.claims import ClaimResult, judge_claims
-from sitebuild.source.claims import malformed_claims
 from sitebuild.quotes.lock import (
     LOCK_FILENAME,
     LockEntry,
@@ -34,7 +32,9 @@ from sitebuild.quotes.lock import (
 from sitebuild.quotes.marks import page_marks as _marks
 from sitebuild.quotes.outputs import outputs_from_blocks
 from sitebuild.quotes.results import PageQuotes, QuoteResult, Status, format_problem
+from sitebuild.source.claims import malformed_claims
 from sitebuild.source.read import Page
+from sitebuild.store.files import write_text_atomic
 
 if TYPE_CHECKING:
     from sitebuild.quotes.fix import SourceFile
@@ -69,7 +69,8 @@ class QuoteRun:
             problems.extend(_claim_problem(claim) for claim in quotes.broken_claims())
         for page in self.sources.values():
             problems.extend(Problem(page.rel_path, line, f"{text!r} looks like a checked claim but is not read as one: "
-                                    'write it as [words]{check="expression"}, the expression in double quotes, with no braces '
+                                    'write it as [words]{check="expression"}, the expression in double quotes, with no '
+                                    'braces '
                                     'or double quotes inside it (write set(...) or dict(...), and single quotes)')
                             for line, text in malformed_claims(page.tokens))
         return problems

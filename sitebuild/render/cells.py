@@ -8,8 +8,8 @@ import re
 from html import escape
 from typing import Callable
 
-from sitebuild.render.highlight import highlight_code
 from sitebuild.execution.outputs import Output
+from sitebuild.render.highlight import highlight_code
 from sitebuild.source.read import CodeBlock
 
 COLLAPSE_AFTER = 25
@@ -51,7 +51,8 @@ def figure_html(block: CodeBlock, k: int, output: Output, title: str, number: in
     light_class = ' class="figure-light"' if output.figure_dark else ""
     images = f'<img{light_class} src="figures/{escape(output.figure)}" alt="{escape(alt)}" loading="lazy">'
     if output.figure_dark:
-        images += f'<img class="figure-dark" src="figures/{escape(output.figure_dark)}" alt="{escape(alt)}" loading="lazy">'
+        images += (f'<img class="figure-dark" src="figures/{escape(output.figure_dark)}" alt="{escape(alt)}" '
+                   'loading="lazy">')
     prefix = f'<span class="figure-number">Figure {number}.</span> ' if number else ""
     figcaption = f"<figcaption>{prefix}{escape(caption)}</figcaption>" if caption or prefix else ""
     return f'<figure class="output output-figure"{ident}><div id="out-{n}-{k}">{images}</div>{figcaption}</figure>'
@@ -107,7 +108,8 @@ def cell_html(block: CodeBlock, outputs: list[Output] | None, slug: str, title: 
     if not block.options.get("hide-code"):
         parts.append('<div class="cell-input"><div class="cell-toolbar"><button class="copy-button" type="button" '
                      'aria-label="Copy code">Copy</button></div>'
-                     f'<div class="highlight"><pre><code>{highlight(block.source, block.language)}</code></pre></div></div>')
+                     '<div class="highlight"><pre><code>'
+                     f'{highlight(block.source, block.language)}</code></pre></div></div>')
     if outputs and not block.options.get("hide-output"):
         rendered = "".join(output_html(block, k, o, slug, title, figure_numbers, table_numbers)
                            for k, o in enumerate(outputs))

@@ -15,7 +15,7 @@ from sitebuild.execution.executed import ExecutedPage
 from sitebuild.execution.extract import reader_notebook
 from sitebuild.source.markdown import CALLOUT_KINDS, callout_title
 from sitebuild.source.read import Page
-from sitebuild.source.references import Reference
+from sitebuild.source.references import CITATION, Reference, citation_keys, short_citation
 
 _VALUE = r"""(?:"[^"\n]*"|'[^'\n]*'|[^\s{}"']+)"""
 _ATTRIBUTE = rf"(?:[.#][\w-]+|[A-Za-z_][\w-]*={_VALUE})"
@@ -25,7 +25,6 @@ ATTRIBUTES = rf"\{{\s*{_ATTRIBUTE}(?:\s+{_ATTRIBUTE})*\s*\}}"
 SPAN = re.compile(rf"(?<![!\]\\])\[((?:[^\[\]\\]|\\.|\[[^\[\]]*\])*)\]{ATTRIBUTES}")
 #: Attributes after a link, an image, emphasis or code, dropped.
 TRAILING_ATTRIBUTES = re.compile(rf"(?<=[)*_`]){ATTRIBUTES}")
-CITATION = re.compile(r"\[@([A-Za-z][\w:.-]*)\]")
 LIST_ITEM_START = re.compile(r"^(\s*(?:[-*+]|\d+[.)])\s+)$")
 #: ``[](#label)``: an empty link to a figure or a table.
 CROSS_REFERENCE = re.compile(r"\[\]\(#([a-z][a-z0-9]*(?:-[a-z0-9]+)*)\)")
@@ -60,17 +59,23 @@ def full_reference(entry: Reference) -> str:
 
 
 def _citations(text: str, bibliography: dict[str, Reference]) -> str:
-    """``[@key]`` as "Author Year" (linked to the entry's address), or the whole entry
-    where a list item begins with it; an unknown key stays as written."""
+    """``[@key; ...]`` as "(Author Year; ...)", each name linked to its entry's address, or
+    the whole entry where a list item begins with a single key; an unknown key stays as
+    written."""
+
+    def cite(key: str, entry: Reference | None) -> str:
+        if entry is None:
+            return f"@{key}"
+        return f"[{entry.short()}]({entry.link})" if entry.link else entry.short()
 
     def replace(match: re.Match) -> str:
-        entry = bibliography.get(match.group(1))
-        if entry is None:
+        keys = citation_keys(match)
+        if not any(key in bibliography for key in keys):
             return match.group(0)
         line_start = text.rfind("\n", 0, match.start()) + 1
-        if LIST_ITEM_START.match(text[line_start:match.start()]):
-            return full_reference(entry)
-        return f"[{entry.short()}]({entry.link})" if entry.link else entry.short()
+        if len(keys) == 1 and LIST_ITEM_START.match(text[line_start:match.start()]):
+            return full_reference(bibliography[keys[0]])
+        return short_citation(keys, bibliography, cite)
 
     return CITATION.sub(replace, text)
 

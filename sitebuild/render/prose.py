@@ -11,15 +11,15 @@ from __future__ import annotations
 from html import escape
 
 from sitebuild.checks.annotations import Annotation, PageMarks
-from sitebuild.render.cells import cell_html
-from sitebuild.execution.executed import ExecutedPage
 from sitebuild.checks.figures import figure_labels, figure_numbers, table_labels, table_numbers
+from sitebuild.execution.executed import ExecutedPage
+from sitebuild.render.cells import cell_html
 from sitebuild.render.highlight import HighlightMemo, highlight_code
 from sitebuild.source.markdown import ANCHOR_CLASS, CALLOUT_KINDS, callout_title, make_parser
 from sitebuild.source.math import MathError, to_mathml
 from sitebuild.source.read import Page
+from sitebuild.source.references import Reference, references_section, render_citation, short_citation
 from sitebuild.source.tokens import inline_children
-from sitebuild.source.references import Reference, references_section, render_citation
 
 SEARCH_TEXT_LIMIT = 20000
 
@@ -245,8 +245,7 @@ def _child_words(child, index: int | None, values: dict[int, str], bibliography:
     if child.type == "code_inline":  # an inline value without its value (a page not run) says nothing
         return values.get(index, "") if index is not None else child.content
     if child.type == "citation":
-        entry = bibliography.get(child.meta.get("key", ""))
-        return entry.short() if entry else child.content
+        return short_citation(child.meta.get("keys", [child.meta.get("key", "")]), bibliography)
     if child.type == "image":
         return child.content
     return ""

@@ -6,7 +6,6 @@ changes between two builds of the same sources (each page marks it, see
 
 from __future__ import annotations
 
-import hashlib
 import os
 import subprocess
 import sys
@@ -16,7 +15,7 @@ from pathlib import Path
 from typing import Callable
 
 from sitebuild.execution.deps import package_versions
-from sitebuild.store.files import git_entry
+from sitebuild.store.files import file_sha256, git_entry
 
 #: Comments around the changing part of every page, so that two builds can be compared.
 PROVENANCE_START, PROVENANCE_END = "<!--provenance-->", "<!--/provenance-->"
@@ -88,14 +87,6 @@ def start_git(root: Path) -> Callable[[], tuple[str, bool]]:
     return answer
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for chunk in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def data_files(root: Path, reads: dict[str, list[str]],
                digest: Callable[[str], str | None] | None = None) -> tuple[DataFile, ...]:
     """The non-code files of ``reads`` (slug -> paths from ``root``), with their digests
@@ -109,7 +100,7 @@ def data_files(root: Path, reads: dict[str, list[str]],
     for path, slugs in sorted(readers.items()):
         full = Path(path) if Path(path).is_absolute() else root / path
         if full.is_file():
-            sha = (digest(path) if digest is not None else None) or _sha256(full)
+            sha = (digest(path) if digest is not None else None) or file_sha256(full)
             found.append(DataFile(path, sha, full.stat().st_size, tuple(sorted(slugs))))
     return tuple(found)
 

@@ -8,17 +8,18 @@ import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Mapping
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
 from sitebuild.checks.annotations import PageMarks
+from sitebuild.checks.links import data_links, data_pages_by_key
 from sitebuild.config import SiteConfig
 from sitebuild.execution.executed import ExecutedPage
 from sitebuild.execution.extract import script_text
 from sitebuild.render.highlight import HighlightMemo
 from sitebuild.render.notebook import notebook_json
-from sitebuild.checks.links import data_links, data_pages_by_key
 from sitebuild.render.prose import make_markdown, prose_html, search_fields, toc_entries
 from sitebuild.render.provenance import PROVENANCE_END, PROVENANCE_START, Provenance, collect_provenance
 from sitebuild.source.read import Page
@@ -46,7 +47,7 @@ class RenderedSite:
     file unchanged since then is taken from as it is."""
 
     files: dict[str, bytes] = field(default_factory=dict)
-    kept: dict[str, Path] = field(default_factory=dict)
+    kept: dict[str, str | Path] = field(default_factory=dict)
 
 
 def make_environment(templates: Path, bytecode_dir: Path | None = None) -> Environment:
@@ -71,7 +72,8 @@ def theme_slug(theme: str) -> str:
 def ordered_pages(pages: list[Page], themes: tuple[str, ...]) -> list[Page]:
     """Pages in reading order: configured themes first (in their order), then by order, title."""
     rank = {t: i for i, t in enumerate(themes)}
-    return sorted(pages, key=lambda p: (rank.get(p.front.theme, len(rank)), p.front.theme, p.front.order, p.front.title))
+    return sorted(pages,
+                  key=lambda p: (rank.get(p.front.theme, len(rank)), p.front.theme, p.front.order, p.front.title))
 
 
 PAGE_HREF = re.compile(r"^([a-z0-9]+(?:-[a-z0-9]+)*)\.(?:html|md)(?:#.*)?$")
@@ -155,16 +157,15 @@ def _provenance_for(pages: list[Page], executed: dict[str, ExecutedPage], root: 
     return collect_provenance(root, reads, modules)
 
 
-def render_site(pages: list[Page], executed: dict[str, ExecutedPage], report: list[ReportRow], *,
-                templates: Path, site_title: str = "", themes: tuple[str, ...] = (),
-                annotations: dict[str, PageMarks] | None = None, data_theme: str = "",
-                site: SiteConfig | None = None, root: Path | None = None,
+def render_site(pages: list[Page], executed: Mapping[str, ExecutedPage], report: list[ReportRow],
+                site: SiteConfig, *, templates: Path, annotations: Mapping[str, PageMarks] | None = None,
+                root: Path | None = None,
                 provenance: Provenance | None = None, reused: dict[str, Path] | None = None,
-                kept: dict[str, Path] | None = None, bytecode_dir: Path | None = None,
+                kept: dict[str, str | Path] | None = None, bytecode_dir: Path | None = None,
                 highlights: HighlightMemo | None = None) -> RenderedSite:
     """Render the whole site into memory; raises nothing for a page without an execution.
     ``annotations`` holds the number marks of each page, by slug. ``site`` (site.yaml)
-    gives the title, themes, links and footer; ``root`` (the repository) the commit,
+    gives the title, themes, data theme, links and footer; ``root`` (the repository) the commit,
     versions and data digests shown on the pages (``provenance``, if given, instead).
     ``reused`` holds the files of pages already rendered (slug, or "/index.html",
     "/report.html", "/404.html" -> the file of the last site, see
@@ -173,8 +174,7 @@ def render_site(pages: list[Page], executed: dict[str, ExecutedPage], report: li
     holds all of them. ``bytecode_dir`` keeps the compiled templates between builds, and
     ``highlights`` the highlighted code."""
     highlights = highlights or HighlightMemo()
-    site = site or SiteConfig(title=site_title or SiteConfig.title, themes=themes, data_theme=data_theme)
-    themes, data_theme = site.themes or themes, site.data_theme or data_theme
+    themes, data_theme = site.themes, site.data_theme
     env = make_environment(templates, bytecode_dir)
     md = make_markdown()
     ordered = ordered_pages(pages, themes)
@@ -189,7 +189,8 @@ def render_site(pages: list[Page], executed: dict[str, ExecutedPage], report: li
     explainer = env.get_template("explainer.html")
     for i, page in enumerate(ordered):
         result = executed.get(page.slug)
-        context = _page_context(page, by_slug, ordered[i - 1] if i > 0 else None, ordered[i + 1] if i + 1 < len(ordered) else None)
+        context = _page_context(page, by_slug, ordered[i - 1] if i > 0 else None,
+                                ordered[i + 1] if i + 1 < len(ordered) else None)
         context.update(data_links=data_links(page, by_key), theme_id=theme_slug(page.front.theme),
                        links=page_links(page, site, provenance), current=page.slug)
         if reused and page.slug in reused:

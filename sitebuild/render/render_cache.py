@@ -11,17 +11,18 @@ state changes every digest."""
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from dataclasses import fields
 from pathlib import Path
+from typing import Mapping
 
-from sitebuild.store.files import write_text_atomic
-from sitebuild.store.stamp import PACKAGE_DIR, stat_line, tree_lines
+from sitebuild.store.files import stat_line, tree_lines
+from sitebuild.store.memo import Memo, engine_version
+from sitebuild.store.stamp import output_state
 
 KEYS_FILE = "rendered.json"
 #: ExecutedPage fields that never reach a page's HTML.
-NOT_RENDERED = ("seconds", "status", "reason", "deps", "figures", "warnings", "notebook_outputs", "digest")
+NOT_RENDERED = ("seconds", "status", "reason", "deps", "trace", "figures", "warnings", "notebook_outputs", "digest")
 #: Ends the signature of a page whose downloads it does not cover.
 HTML_ONLY = "-html"
 
@@ -36,7 +37,7 @@ def site_signature(pages: list, site: object, templates: Path, commit: str, extr
     and whether the work tree is ``dirty``, the templates and the engine's code (their file
     states), ``extra_files``, and the versions of the libraries that render it."""
     fronts = repr([(p.slug, p.rel_path, p.front) for p in pages]) + renderer_versions()
-    states = tree_lines(templates, "", None, recursive=True) + tree_lines(PACKAGE_DIR, ".py", None, recursive=True)
+    states = tree_lines(templates, "", None, recursive=True) + [engine_version()]
     states += [stat_line(p) for p in extra_files]
     return _sha("\n".join([fronts, repr(site), commit, repr(dirty), *states]))
 
@@ -79,12 +80,17 @@ def _file_name(key: str) -> str:
 
 
 class _Listings:
-    """The names in the folders of the last site, each folder listed once."""
+    """The names in the folders of the last site, each folder listed once; with the states
+    the last build ``written`` its files in, a file is there only while in that state (one
+    deleted or edited by hand is not kept)."""
 
-    def __init__(self, out: Path):
-        self.out, self.names = out, {}
+    def __init__(self, out: Path, written: Mapping[str, list[int]] | None = None):
+        self.out, self.names, self.written = out, {}, written
+        self.base = os.fspath(out)  # joined as text: pathlib's joins cost more than the stat
 
     def has(self, rel: str) -> bool:
+        if self.written is not None:
+            return rel in self.written and output_state(os.path.join(self.base, rel)) == self.written[rel]
         folder, _, name = rel.rpartition("/")
         if folder not in self.names:
             try:
@@ -95,16 +101,14 @@ class _Listings:
 
 
 class RenderCache:
-    """The digests of the pages of the last site, and their files, found in ``out``."""
+    """The digests of the pages of the last site, and their files, found in ``out`` (in the
+    states the last build wrote them, when ``written`` gives those)."""
 
-    def __init__(self, cache_dir: Path, out: Path):
-        self.path, self.out = cache_dir / KEYS_FILE, out
-        try:
-            self.keys = json.loads(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            self.keys = {}
+    def __init__(self, cache_dir: Path, out: Path, written: Mapping[str, list[int]] | None = None):
+        self.memo, self.out = Memo(cache_dir / KEYS_FILE, "rendered pages", engine_version()), out
+        self.keys: dict[str, str] = self.memo.load({})
         self.new_keys: dict[str, str] = {}
-        self.listings = _Listings(out)
+        self.listings = _Listings(out, written)
 
     def reusable(self, signatures: dict[str, str]) -> dict[str, Path]:
         """The HTML file of the last site for each page whose signature is unchanged (by
@@ -113,20 +117,21 @@ class RenderCache:
         return {key: self.out / _file_name(key) for key, signature in signatures.items()
                 if self.keys.get(key) == signature and self.listings.has(_file_name(key))}
 
-    def kept_downloads(self, downloads: dict[str, list[str]]) -> dict[str, Path]:
+    def kept_downloads(self, downloads: dict[str, list[str]]) -> dict[str, str]:
         """The files of the last site that each page's downloads (slug -> paths in the site)
         can be taken from: those of a page whose signature, covering them, is unchanged
-        and whose files are all still there."""
-        kept: dict[str, Path] = {}
+        and whose files are all still there. The paths are text, joined without pathlib: a
+        site of hundreds of pages keeps thousands of files per build."""
+        kept: dict[str, str] = {}
         for slug, paths in downloads.items():
             key = self.new_keys.get(slug, HTML_ONLY)
             if key.endswith(HTML_ONLY) or self.keys.get(slug) != key:
                 continue
             if all(self.listings.has(rel) for rel in paths):
-                kept.update((rel, self.out / rel) for rel in paths)
+                kept.update((rel, os.path.join(self.listings.base, rel)) for rel in paths)
         return kept
 
     def save(self) -> None:
         """Record the signatures of the site just written."""
         if self.new_keys != self.keys:
-            write_text_atomic(self.path, json.dumps(self.new_keys, sort_keys=True))
+            self.memo.save(self.new_keys)

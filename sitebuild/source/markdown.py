@@ -7,8 +7,8 @@ import re
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
-from mdit_py_plugins.anchors import anchors_plugin
 from mdit_py_plugins.amsmath import amsmath_plugin
+from mdit_py_plugins.anchors import anchors_plugin
 from mdit_py_plugins.attrs import attrs_plugin
 from mdit_py_plugins.container import container_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin

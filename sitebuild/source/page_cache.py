@@ -13,9 +13,9 @@ import time
 from functools import lru_cache
 from pathlib import Path
 
-from sitebuild.store.files import is_racy, path_state
+from sitebuild.store import memo
+from sitebuild.store.files import is_racy, path_state, stat_line
 from sitebuild.store.shelf import Shelf
-from sitebuild.store.stamp import PACKAGE_DIR, stat_line, tree_lines
 
 PAGES_DIR = "parsed"
 PAGES_FORMAT = 3
@@ -23,15 +23,15 @@ PAGES_FORMAT = 3
 
 @lru_cache(maxsize=1)
 def engine_version() -> str:
-    """The state (size, times, inode) of every module of the engine, the versions of
-    markdown-it-py and mdit-py-plugins and the state of PyYAML's module: what shapes a
-    parsed page or a quote check besides the page itself. Looked up once per build (a
-    build starts with ``engine_version.cache_clear()``)."""
+    """The engine's version (:func:`sitebuild.store.memo.engine_version`, looked up afresh),
+    the versions of markdown-it-py and mdit-py-plugins and the state of PyYAML's module:
+    what shapes a parsed page or a quote check besides the page itself. Looked up once per
+    build (a build starts with ``engine_version.cache_clear()``)."""
     import markdown_it
     import mdit_py_plugins
 
-    lines = [f"{markdown_it.__version__} {mdit_py_plugins.__version__}", _yaml_state(),
-             *tree_lines(PACKAGE_DIR, ".py", None, recursive=True)]
+    memo.engine_version.cache_clear()
+    lines = [f"{markdown_it.__version__} {mdit_py_plugins.__version__}", _yaml_state(), memo.engine_version()]
     return hashlib.sha256("\n".join(lines).encode()).hexdigest()
 
 
@@ -74,7 +74,7 @@ def read_pages_cached(source: Path, root: Path, cache_dir: Path) -> tuple[list, 
     from sitebuild.errors import SourceError
     from sitebuild.source.read import read_page
 
-    shelf = Shelf(cache_dir / PAGES_DIR, PAGES_FORMAT, engine_version())
+    shelf = Shelf(cache_dir / PAGES_DIR, f"parsed pages {PAGES_FORMAT}", engine_version())
     pages, errors, names = [], [], set()
     started_ns = time.time_ns()
     for path in sorted(source.glob("*.md")):

@@ -12,8 +12,8 @@ from pathlib import Path
 from markdown_it.token import Token
 
 from sitebuild.errors import SourceError
-from sitebuild.source.markdown import make_parser
 from sitebuild.source.claims import Claim, find_claims
+from sitebuild.source.markdown import make_parser
 from sitebuild.yamltext import describe_yaml_error, safe_yaml, yaml_errors
 
 BLOCK_FLAGS = frozenset({"hide-code", "hide-output", "no-exec", "expect-error"})
@@ -73,7 +73,7 @@ class FrontMatter:
     cache: bool = True
 
 
-@dataclass
+@dataclass(frozen=True)
 class Page:
     """A source explainer, parsed."""
 
@@ -159,12 +159,15 @@ def parse_front_matter(text: str, path: str, first_line: int = 2) -> FrontMatter
     if isinstance(order, bool) or not isinstance(order, (int, float)):
         raise SourceError(path, f"front matter field 'order': expected a number, found {order!r}", at('order'))
     if timeout is not None and (isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0):
-        raise SourceError(path, f"front matter field 'timeout': expected a positive number of seconds, found {timeout!r}", at('timeout'))
+        raise SourceError(path, f"front matter field 'timeout': expected a positive number of seconds, "
+                                f"found {timeout!r}", at('timeout'))
     related = _string_list(raw, "related", path, at("related"))
     bad = [s for s in related if not SLUG_PATTERN.match(s)]
     if bad:
-        raise SourceError(path, f"front matter field 'related': expected page slugs like 'permutation-tests', found {bad}", at('related'))
-    exempt = _string_list(raw, "exempt_sections", path, at("exempt_sections")) if "exempt_sections" in raw else DEFAULT_EXEMPT
+        raise SourceError(path, f"front matter field 'related': expected page slugs like 'permutation-tests', "
+                                f"found {bad}", at('related'))
+    exempt = _string_list(raw, "exempt_sections", path,
+                          at("exempt_sections")) if "exempt_sections" in raw else DEFAULT_EXEMPT
     cache = raw.get("cache", True)
     if not isinstance(cache, bool):
         raise SourceError(path, f"front matter field 'cache': expected true or false, found {cache!r}", at('cache'))
@@ -181,7 +184,8 @@ def parse_block_options(info: str, path: str, line: int) -> tuple[str, dict]:
     options: dict = {}
     leftover = OPTION_PATTERN.sub("", rest).strip()
     if leftover:
-        raise SourceError(path, f"code block options: expected {{option}} or {{option=\"value\"}}, found {leftover!r}", line)
+        raise SourceError(path,
+                          f"code block options: expected {{option}} or {{option=\"value\"}}, found {leftover!r}", line)
     for name, value in OPTION_PATTERN.findall(rest):
         if name in BLOCK_FLAGS and not value:
             options[name] = True
@@ -191,8 +195,11 @@ def parse_block_options(info: str, path: str, line: int) -> tuple[str, dict]:
                 raise SourceError(path, f"code block option {{label}}: expected an id like \"fig-forest\" "
                                         f"(lower-case letters, digits, hyphens), found {options[name]!r}", line)
         else:
-            expected = ", ".join(sorted(f"{{{f}}}" for f in BLOCK_FLAGS) + [f'{{{v}="..."}}' for v in sorted(BLOCK_VALUES)])
-            raise SourceError(path, f"code block option {{{name}{'=' + value if value else ''}}}: expected one of {expected}", line)
+            expected = ", ".join(sorted(f"{{{f}}}" for f in BLOCK_FLAGS)
+                                 + [f'{{{v}="..."}}' for v in sorted(BLOCK_VALUES)])
+            raise SourceError(path,
+                              f"code block option {{{name}{'=' + value if value else ''}}}: expected one of "
+                              f"{expected}", line)
     return language.lower(), options
 
 
@@ -213,7 +220,8 @@ def _inline_exprs(tokens: list[Token], lines: list[str]) -> list[InlineExpr]:
                 match = INLINE_PATTERN.match(child.content)
                 if match:
                     col = max(text.rfind(child.markup, 0, max(start, 0)), 0) + 1
-                    found.append(InlineExpr(len(found), match.group(2).strip(), (match.group(1) or "").strip(), line, col))
+                    found.append(InlineExpr(len(found), match.group(2).strip(),
+                                            (match.group(1) or "").strip(), line, col))
     return found
 
 
@@ -260,7 +268,8 @@ def read_page(path: Path, root: Path, previous: Page | None = None) -> Page:
     tokens = _reading_parser().parse(text)
     if not tokens or tokens[0].type != "front_matter":
         raise SourceError(rel, "expected YAML front matter between '---' lines at the top (title, summary)", 1)
-    front = _unchanged_front(previous, tokens[0], rel) or parse_front_matter(tokens[0].content, rel, tokens[0].map[0] + 2)
+    front = _unchanged_front(previous, tokens[0], rel) or parse_front_matter(tokens[0].content, rel,
+                                                                             tokens[0].map[0] + 2)
     lines = text.splitlines()
     blocks, n = [], 0
     for token in tokens:
@@ -268,7 +277,8 @@ def read_page(path: Path, root: Path, previous: Page | None = None) -> Page:
             n += 1
             _check_fence_closed(token, lines, rel)
             language, options = parse_block_options(token.info, rel, token.map[0] + 1)
-            blocks.append(CodeBlock(n=n, language=language, source=token.content, line=token.map[0] + 2, options=options))
+            blocks.append(CodeBlock(n=n, language=language, source=token.content, line=token.map[0] + 2,
+                                    options=options))
     return Page(slug=slug, path=resolved, rel_path=rel, text=text, front=front, tokens=tokens,
                 blocks=blocks, inline=_inline_exprs(tokens, text.splitlines()), claims=find_claims(tokens))
 

@@ -23,7 +23,9 @@ from sitebuild.errors import ConfigError
 from sitebuild.source.tokens import inline_children
 from sitebuild.yamltext import describe_yaml_error, safe_yaml, yaml_errors
 
-CITATION = re.compile(r"\[@([A-Za-z][\w:.-]*)\]")
+#: ``[@key]`` or ``[@key1; @key2]``: a citation in parentheses (group 1: the keys as written).
+CITATION = re.compile(r"\[(@[A-Za-z][\w:.-]*(?:\s*;\s*@[A-Za-z][\w:.-]*)*)\]")
+CITATION_KEY = re.compile(r"@([A-Za-z][\w:.-]*)")
 ENTRY_ID = re.compile(r"^\s*(?:-\s+)?id:\s*[\"']?([A-Za-z][\w:.-]*)")
 NO_LINK = ("bibliography entry {key!r} has neither a doi nor a url: add the work's DOI (doi: 10.xxxx/...) or its "
            "address (url: https://...)")
@@ -78,14 +80,16 @@ def _entry(index: int, raw: object, path: Path) -> Reference:
         raise ConfigError(f"{where}: expected a mapping with id, authors, title, year; found {raw!r}")
     unknown = sorted(set(raw) - ENTRY_FIELDS)
     if unknown:
-        raise ConfigError(f"{where} ({raw.get('id')!r}): unknown field(s) {unknown}; expected some of {sorted(ENTRY_FIELDS)}")
+        raise ConfigError(f"{where} ({raw.get('id')!r}): unknown field(s) {unknown}; expected some of "
+                          f"{sorted(ENTRY_FIELDS)}")
     for name in ("id", "title", "year"):
         if not str(raw.get(name) or "").strip():
             raise ConfigError(f"{where} ({raw.get('id')!r}): field {name!r} is required")
     authors = raw.get("authors", [])
     authors = [authors] if isinstance(authors, str) else authors
     if not isinstance(authors, list) or not all(isinstance(a, str) for a in authors):
-        raise ConfigError(f"{where} ({raw['id']!r}): 'authors' expected a list of names like 'Good, P.'; found {authors!r}")
+        raise ConfigError(f"{where} ({raw['id']!r}): 'authors' expected a list of names like 'Good, P.'; found "
+                          f"{authors!r}")
     return Reference(key=str(raw["id"]), authors=tuple(authors), title=str(raw["title"]), year=str(raw["year"]),
                      venue=str(raw.get("venue") or ""), doi=str(raw.get("doi") or ""), url=str(raw.get("url") or ""),
                      note=str(raw.get("note") or ""))
@@ -119,7 +123,8 @@ def _read_bibliography(path: Path) -> dict[str, Reference]:
         line = f":{offset + 1}" if offset is not None else ""
         raise ConfigError(f"{path}{line}: not valid YAML ({what}); {hint}") from error
     if not isinstance(raw, list):
-        raise ConfigError(f"{path}: expected a list of entries (- id: ..., title: ..., year: ...), found {type(raw).__name__}")
+        raise ConfigError(f"{path}: expected a list of entries (- id: ..., title: ..., year: ...), found "
+                          f"{type(raw).__name__}")
     entries: dict[str, Reference] = {}
     for index, item in enumerate(raw):
         entry = _entry(index, item, path)
@@ -145,6 +150,18 @@ def entries_without_link(path: Path, entries: dict[str, Reference]) -> list[tupl
 
 # -- Markdown: [@key] -> citation tokens ------------------------------------------------
 
+def citation_keys(match: re.Match) -> list[str]:
+    """The keys of one :data:`CITATION` match, in the order written."""
+    return CITATION_KEY.findall(match.group(1))
+
+
+def short_citation(keys: list[str], entries: dict[str, Reference], cite=None) -> str:
+    """"(Hardt et al. 2016; Kleinberg et al. 2017)": each key by ``cite(key, entry)`` (plain
+    "Author Year" by default; an unknown key as ``@key``), in parentheses."""
+    cite = cite or (lambda key, entry: entry.short() if entry else f"@{key}")
+    return "(" + "; ".join(cite(key, entries.get(key)) for key in keys) + ")"
+
+
 def _split_citations(child: Token, leading: bool) -> list[Token]:
     """A text token cut into text and ``citation`` tokens (``meta``: key, full)."""
     out, cursor = [], 0
@@ -153,9 +170,11 @@ def _split_citations(child: Token, leading: bool) -> list[Token]:
             text = Token("text", "", 0)
             text.content = child.content[cursor:match.start()]
             out.append(text)
+        keys = citation_keys(match)
         cite = Token("citation", "", 0)
         cite.content = match.group(0)
-        cite.meta = {"key": match.group(1), "full": leading and match.start() == 0 and not out}
+        cite.meta = {"key": keys[0], "keys": keys,
+                     "full": leading and match.start() == 0 and not out and len(keys) == 1}
         out.append(cite)
         cursor = match.end()
     if cursor < len(child.content):
@@ -172,7 +191,8 @@ def citations_rule(state: StateCore) -> None:
     for index, token in enumerate(tokens):
         if token.type != "inline" or not token.children or "[@" not in token.content:
             continue
-        in_item = index >= 2 and tokens[index - 1].type == "paragraph_open" and tokens[index - 2].type == "list_item_open"
+        in_item = (index >= 2 and tokens[index - 1].type == "paragraph_open"
+                   and tokens[index - 2].type == "list_item_open")
         children: list[Token] = []
         for position, child in enumerate(token.children):
             if child.type == "text" and "[@" in child.content:
@@ -189,8 +209,9 @@ def citations_plugin(md: MarkdownIt) -> None:
 
 def page_citations(tokens: list[Token]) -> list[tuple[int, str, bool]]:
     """Every citation of a page: (.md line, key, full)."""
-    return [(line, child.meta["key"], child.meta["full"])
-            for line, _, _, child in inline_children(tokens) if child.type == "citation"]
+    return [(line, key, child.meta["full"])
+            for line, _, _, child in inline_children(tokens) if child.type == "citation"
+            for key in child.meta.get("keys", [child.meta["key"]])]
 
 
 def unknown_key_message(key: str, entries: dict[str, Reference], bibliography: str) -> str:
@@ -198,18 +219,25 @@ def unknown_key_message(key: str, entries: dict[str, Reference], bibliography: s
     from difflib import get_close_matches
 
     close = get_close_matches(key, sorted(entries), n=2, cutoff=0.6)
-    hint = f"did you mean {' or '.join(repr(c) for c in close)}?" if close else f"add an entry with `id: {key}` to {bibliography}"
+    hint = (f"did you mean {' or '.join(repr(c) for c in close)}?" if close
+            else f"add an entry with `id: {key}` to {bibliography}")
     return f"citation [@{key}]: no entry {key!r} in {bibliography}; {hint}"
 
 
 def render_citation(token: Token, entries: dict[str, Reference]) -> str:
-    """A citation token as HTML (an unknown key shows as written, marked)."""
-    entry = entries.get(token.meta["key"])
-    if entry is None:
-        return f'<span class="citation citation-unknown">{escape(token.content)}</span>'
-    if token.meta["full"]:
+    """A citation token as HTML: the whole entry where it opens a list item, else "(Author
+    Year; ...)" with each name linked to its entry (an unknown key shows as written, marked)."""
+    keys = token.meta.get("keys", [token.meta["key"]])
+    entry = entries.get(keys[0])
+    if token.meta["full"] and entry is not None:
         return f'<span class="reference" id="ref-{escape(entry.key)}">{entry.full_html()}</span>'
-    return f'<a class="citation" href="#ref-{escape(entry.key)}">{escape(entry.short())}</a>'
+
+    def cite(key: str, entry: Reference | None) -> str:
+        if entry is None:
+            return f'<span class="citation citation-unknown">@{escape(key)}</span>'
+        return f'<a class="citation" href="#ref-{escape(entry.key)}">{escape(entry.short())}</a>'
+
+    return short_citation(keys, entries, cite)
 
 
 def references_section(tokens: list[Token], entries: dict[str, Reference]) -> str:
@@ -219,5 +247,6 @@ def references_section(tokens: list[Token], entries: dict[str, Reference]) -> st
     rest = list(dict.fromkeys(key for _, key, full in cited if not full and key not in listed and key in entries))
     if not rest:
         return ""
-    items = "".join(f'<li><span class="reference" id="ref-{escape(k)}">{entries[k].full_html()}</span></li>' for k in rest)
+    items = "".join(f'<li><span class="reference" id="ref-{escape(k)}">{entries[k].full_html()}</span></li>'
+                    for k in rest)
     return f'<section class="references"><h2 id="references">References</h2><ul>{items}</ul></section>\n'

@@ -15,6 +15,10 @@ from pathlib import Path
 #: one covers the clock tick (a few ms) of those that keep nanoseconds.
 RACY_NS = 2_000_000_000
 FINE_RACY_NS = 20_000_000
+#: The files that make an output folder and a cache folder the build's own: only a folder
+#: holding its marker (or an empty one) is ever replaced or deleted.
+OUTPUT_MARKER = ".sitebuild-output"
+CACHE_MARKER = ".sitebuild-cache"
 
 
 def file_state(stat: os.stat_result) -> list[int]:
@@ -68,6 +72,44 @@ def file_mode(path: Path) -> int:
         return 0o644
 
 
+def file_sha256(path: str | Path) -> str:
+    """The sha256 of the file at ``path``, as hex (read in chunks by :func:`hashlib.file_digest`)."""
+    with open(path, "rb") as stream:
+        return hashlib.file_digest(stream, "sha256").hexdigest()
+
+
+def stat_line(path: str | Path, newest: list[int] | None = None) -> str:
+    """``path`` with its size, modification and change times and inode (or "missing"):
+    what a fingerprint of the file's state holds. ``newest`` receives the latest time seen."""
+    try:
+        state = file_state(os.stat(path))
+    except OSError:
+        return f"{path}:missing"
+    if newest is not None:
+        newest[0] = max(newest[0], state[1], state[2])
+    return f"{path}:{state[0]}:{state[1]}:{state[2]}:{state[3]}"
+
+
+def tree_lines(folder: Path, suffix: str, newest: list[int] | None, recursive: bool = False) -> list[str]:
+    """The stat lines of the files under ``folder`` whose names end in ``suffix`` (in it
+    alone, or with ``recursive`` in every folder below too), in a fixed order."""
+    return [stat_line(path, newest) for path in sorted(_files(str(folder), suffix, recursive))]
+
+
+def _files(folder: str, suffix: str, recursive: bool) -> list[str]:
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return []
+    found = []
+    for entry in entries:
+        if entry.is_file() and entry.name.endswith(suffix):
+            found.append(entry.path)
+        elif recursive and entry.is_dir(follow_symlinks=False):
+            found += _files(entry.path, suffix, recursive)
+    return found
+
+
 def write_text_atomic(path: str | Path, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file in the same folder and a rename,
     so readers see the old file or the new one, never a mix; the folder is created if
@@ -76,7 +118,8 @@ def write_text_atomic(path: str | Path, text: str) -> None:
 
 
 def write_bytes_atomic(path: str | Path, data: bytes) -> None:
-    """:func:`write_text_atomic` for bytes."""
+    """:func:`write_text_atomic` for bytes. An ``OSError`` names ``path`` when the system
+    named no file (a full disk fails a write, not an open)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -85,6 +128,11 @@ def write_bytes_atomic(path: str | Path, data: bytes) -> None:
             stream.write(data)
         os.chmod(temporary, file_mode(path))
         os.replace(temporary, path)
+    except OSError as error:  # a failed write() names no file: name the one being written
+        Path(temporary).unlink(missing_ok=True)
+        if error.filename is None:
+            raise OSError(error.errno, error.strerror, str(path)) from error
+        raise
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise

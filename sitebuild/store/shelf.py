@@ -6,8 +6,8 @@ the pack was written is a file of its own beside it (and wins over the pack). So
 that changed one page reads two or three files and writes one. Once more than
 :data:`COMPACT_AFTER` values sit beside the pack, or the pack holds a name no longer
 wanted or cannot be used, :meth:`Shelf.keep_only` writes a new pack and removes the
-single files. A file of
-another format or version, or one that cannot be read, counts as missing."""
+single files. Each file is a memo (see :mod:`sitebuild.store.memo`): one of another kind
+or version, or one that cannot be read, counts as missing."""
 
 from __future__ import annotations
 
@@ -17,19 +17,20 @@ import pickle
 from pathlib import Path
 
 from sitebuild.store.files import write_bytes_atomic
+from sitebuild.store.memo import IGNORED, unwrap, wrap
 
 SUFFIX = ".pickle"
 PACK = "pack" + SUFFIX
 #: How many values may sit beside the pack before it is written again.
 COMPACT_AFTER = 16
-_MISSING = object()
 
 
 class Shelf:
-    """Values by name under ``folder``, valid for one ``fmt`` and ``version``."""
+    """Values by name under ``folder``, valid for one ``kind`` (what the shelf keeps, with
+    its format) and ``version``."""
 
-    def __init__(self, folder: Path, fmt: int, version: str):
-        self.folder, self.fmt, self.version = folder, fmt, version
+    def __init__(self, folder: Path, kind: str | int, version: str):
+        self.folder, self.kind, self.version = folder, str(kind), version
         self._pack: dict | None = None
         self._pack_unusable = False  # a pack file is there but cannot be used: write it again
         self._singles: set[str] | None = None  # the file names of the values beside the pack
@@ -43,9 +44,12 @@ class Shelf:
     def _path(self, name: str) -> Path:
         return self.folder / self._file_name(name)
 
-    def _stamped(self, data: object, name: str | None) -> bool:
-        return isinstance(data, dict) and (data.get("format"), data.get("version"), data.get("name")) == \
-            (self.fmt, self.version, name)
+    def _kind(self, name: str | None) -> str:
+        """The memo kind of one file: the shelf's kind and the value's name (None: the pack)."""
+        return f"{self.kind} pack" if name is None else f"{self.kind} value {name}"
+
+    def _dumps(self, name: str | None, value: object) -> bytes:
+        return pickle.dumps(wrap(self._kind(name), self.version, value), protocol=pickle.HIGHEST_PROTOCOL)
 
     def _single_names(self) -> set[str]:
         if self._singles is None:
@@ -67,34 +71,34 @@ class Shelf:
             except Exception:  # truncated, or unreadable by this Python
                 self._pack_unusable = True
                 return self._pack
-            if self._stamped(data, None) and isinstance(data.get("value"), dict):
-                self._pack = data["value"]
-            else:  # another format or version of the engine
+            values = unwrap(data, self._kind(None), self.version, lambda value: isinstance(value, dict))
+            if values is IGNORED:  # another kind, format or version of the engine
                 self._pack_unusable = True
+            else:
+                self._pack = values
         return self._pack
 
     def _read_single(self, path: Path, name: str) -> object:
         try:
             with open(path, "rb") as stream:
                 data = pickle.load(stream)
-        except Exception:
-            return _MISSING
-        return data.get("value") if self._stamped(data, name) else _MISSING
+        except Exception:  # truncated, or unreadable by this Python
+            return IGNORED
+        return unwrap(data, self._kind(name), self.version)
 
     def get(self, name: str) -> object | None:
         """The value stored under ``name``, or None."""
         file_name = self._file_name(name)
         if file_name in self._single_names():
             value = self._read_single(self.folder / file_name, name)
-            if value is not _MISSING:
+            if value is not IGNORED:
                 return value
         return self._pack_values().get(name)
 
     def put(self, name: str, value: object) -> None:
         """Store ``value`` under ``name`` (atomically), in a file of its own."""
         path = self._path(name)
-        data = {"format": self.fmt, "version": self.version, "name": name, "value": value}
-        write_bytes_atomic(path, pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL))
+        write_bytes_atomic(path, self._dumps(name, value))
         self._single_names().add(path.name)
 
     def keep_only(self, names: set[str]) -> None:
@@ -114,8 +118,7 @@ class Shelf:
             value = self.get(name)
             if value is not None:
                 values[name] = value
-        data = {"format": self.fmt, "version": self.version, "name": None, "value": values}
-        write_bytes_atomic(self.folder / PACK, pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL))
+        write_bytes_atomic(self.folder / PACK, self._dumps(None, values))
         self._pack, self._pack_unusable = values, False
         for file_name in sorted(self._single_names()):
             (self.folder / file_name).unlink(missing_ok=True)  # the pack holds the same value now

@@ -4,13 +4,16 @@
   script, site.yaml and engine module, of the git files naming the commit checked out
   (every page names it), and of the build's options, taken when the build *started* (an
   edit during the build makes the next one run);
-- what the pages depended on, as recorded when they were read: each file's state, the
-  digest of each folder listed, each environment variable's value, each package's state
-  and the declared inputs.
+- what the pages depended on, as recorded when they were read: one state line per
+  record of :mod:`sitebuild.execution.deps` (a file's state, the digest of a folder
+  listed, a variable's value, a package's state), which the record's own kind takes again;
+- the site as written: each file the build wrote into the output folder, with its state
+  (size, modification time, inode), so a file deleted or edited there makes the next
+  build write it again.
 
-If both still hold and the output folder is there, the build has nothing to do. Standard
-library only, so the check itself costs a few milliseconds. :func:`recorded_inputs` gives
-the files and folders the last build recorded (what ``serve`` watches)."""
+If all of it still holds, the build has nothing to do. Standard library only, so the
+check itself costs a few milliseconds. :func:`recorded_inputs` gives the files and
+folders the last build recorded (what ``serve`` watches)."""
 
 from __future__ import annotations
 
@@ -18,49 +21,25 @@ import hashlib
 import json
 import os
 from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping
 
-from sitebuild.store.files import (RACY_NS, file_state, git_entry, is_racy, listing_digest, package_stamp, path_state,
-                             write_text_atomic)
+from sitebuild.store.files import RACY_NS, git_entry, stat_line, tree_lines
+from sitebuild.store.memo import Memo
 
-__all__ = ["RACY_NS", "stat_line", "tree_lines", "fingerprint", "deps_state", "read_stamp", "write_stamp", "is_up_to_date",
-           "recorded_inputs", "write_recorded_inputs", "generated_digest", "STAMP_FILE", "INPUTS_FILE"]
+__all__ = ["RACY_NS", "stat_line", "tree_lines", "fingerprint", "deps_state", "read_stamp", "write_stamp",
+           "is_up_to_date", "recorded_inputs", "write_recorded_inputs", "generated_digest", "output_state",
+           "site_states", "site_unchanged", "read_site_files", "write_site_files", "STAMP_FILE", "INPUTS_FILE",
+           "SITE_FILES", "CurrentState"]
 
-STAMP_FORMAT = 2
+STAMP_FORMAT = 3
 STAMP_FILE = "last-build.json"
 INPUTS_FILE = "recorded-inputs.json"  # what the last build's pages read, stamp or not
+INPUTS_FORMAT = "1"
+SITE_FILES = "site-files.json"  # the files the last build wrote into the output folder, with their states
+SITE_FILES_FORMAT = "1"
+#: Takes a stamp's state line again: (line, its recorded state, root, environment) -> the state now.
+CurrentState = Callable[[str, Any, Path, Mapping[str, str]], Any]
 PACKAGE_DIR = Path(__file__).resolve().parent.parent  # the whole engine, every stage
-
-
-def stat_line(path: str | Path, newest: list[int] | None = None) -> str:
-    """``path`` with its size, modification and change times and inode (or "missing"):
-    what a fingerprint of the file's state holds. ``newest`` receives the latest time seen."""
-    try:
-        state = file_state(os.stat(path))
-    except OSError:
-        return f"{path}:missing"
-    if newest is not None:
-        newest[0] = max(newest[0], state[1], state[2])
-    return f"{path}:{state[0]}:{state[1]}:{state[2]}:{state[3]}"
-
-
-def tree_lines(folder: Path, suffix: str, newest: list[int] | None, recursive: bool = False) -> list[str]:
-    """The stat lines of the files under ``folder`` whose names end in ``suffix`` (in it
-    alone, or with ``recursive`` in every folder below too), in a fixed order."""
-    return [stat_line(path, newest) for path in sorted(_files(str(folder), suffix, recursive))]
-
-
-def _files(folder: str, suffix: str, recursive: bool) -> list[str]:
-    try:
-        entries = list(os.scandir(folder))
-    except OSError:
-        return []
-    found = []
-    for entry in entries:
-        if entry.is_file() and entry.name.endswith(suffix):
-            found.append(entry.path)
-        elif recursive and entry.is_dir(follow_symlinks=False):
-            found += _files(entry.path, suffix, recursive)
-    return found
 
 
 def fingerprint(root: Path, source: Path, templates: Path, options: dict, newest: list[int] | None = None) -> str:
@@ -99,75 +78,103 @@ def generated_digest(source: Path, extra: dict) -> str:
     return hashlib.sha256("\n".join(lines).encode()).hexdigest()
 
 
-def deps_state(root: Path, record: dict, env: dict[str, str]) -> dict:
-    """The current state of what ``record`` (a stamp's ``deps``) names, in the same form,
-    so that the two are equal when nothing changed."""
-    return {
-        "files": {name: path_state(root / name) for name in record.get("files", {})},
-        "listings": {folder: listing_digest(root / folder) for folder in record.get("listings", {})},
-        "env": {name: env.get(name) for name in record.get("env", {})},
-        "packages": {name: package_stamp(stamp[0]) if stamp else None
-                     for name, stamp in record.get("packages", {}).items()},
-    }
+def deps_state(root: Path, record: Mapping[str, Any], env: Mapping[str, str], current: CurrentState) -> dict:
+    """The current state of each line of ``record`` (a stamp's ``deps``: line -> state),
+    taken by ``current``, so that the two are equal when nothing changed."""
+    return {line: current(line, recorded, root, env) for line, recorded in record.items()}
+
+
+def output_state(path: str | Path) -> list[int] | None:
+    """The state of a file the build wrote (size, modification time, inode), or None when
+    it is missing. The change time is left out: linking a file into the next site, and
+    removing the replaced site, change it without changing the file."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return [stat.st_size, stat.st_mtime_ns, stat.st_ino]
+
+
+def site_states(out: Path) -> dict[str, list[int]]:
+    """The :func:`output_state` of every file in the output folder, by its path there."""
+    states: dict[str, list[int]] = {}
+    for folder, _, names in os.walk(out):
+        for name in names:
+            path = os.path.join(folder, name)
+            state = output_state(path)
+            if state is not None:
+                states[os.path.relpath(path, out).replace(os.sep, "/")] = state
+    return states
+
+
+def site_unchanged(out: Path, recorded: Mapping[str, list[int]]) -> bool:
+    """True when every file of ``recorded`` is in ``out`` in the state recorded."""
+    base = os.fspath(out)  # joined as text: pathlib's joins cost more than the stats
+    return bool(recorded) and all(output_state(os.path.join(base, rel)) == state for rel, state in recorded.items())
+
+
+def site_files_memo(cache_dir: Path) -> Memo:
+    """The memo of the files the last build wrote into the output folder, with their states."""
+    return Memo(cache_dir / SITE_FILES, "site as written", SITE_FILES_FORMAT)
+
+
+def read_site_files(cache_dir: Path) -> dict[str, list[int]]:
+    """The files the last build wrote into the output folder, with their states ({} when unknown)."""
+    return site_files_memo(cache_dir).load({}, lambda states: all(isinstance(s, list) for s in states.values()))
+
+
+def write_site_files(cache_dir: Path, states: Mapping[str, list[int]]) -> None:
+    """Keep the states of the files just written into the output folder."""
+    site_files_memo(cache_dir).save(dict(states))
+
+
+def stamp_memo(path: Path) -> Memo:
+    """The memo holding the stamp at ``path``."""
+    return Memo(path, "build stamp", str(STAMP_FORMAT))
 
 
 def read_stamp(path: Path) -> dict:
     """The stamp of the last successful build, or an empty dict."""
-    try:
-        stamp = json.loads(path.read_text(encoding="utf-8"))
-        return stamp if stamp.get("format") == STAMP_FORMAT else {}
-    except (OSError, ValueError, AttributeError):
-        return {}
+    return stamp_memo(path).load({})
 
 
 def write_stamp(path: Path, stamp: dict) -> None:
     """Record the stamp of a successful build (atomically)."""
-    write_text_atomic(path, json.dumps({"format": STAMP_FORMAT, **stamp}, sort_keys=True))
-
-
-def is_fresh(record: dict) -> bool:
-    """False when a file state in ``record`` is too recent to vouch for its contents."""
-    return not any(state and is_racy(state) for state in record.get("files", {}).values())
+    stamp_memo(path).save(stamp)
 
 
 def is_up_to_date(path: Path, out: Path, root: Path, source: Path, templates: Path, options: dict,
-                  env: dict[str, str] | None = None, generated: dict | None = None) -> bool:
-    """True when the last successful build's fingerprint and dependencies still hold and
-    its site exists. ``env`` is the environment the kernels get (default ``os.environ``)."""
+                  env: Mapping[str, str] | None = None, generated: dict | None = None, *,
+                  current: CurrentState) -> bool:
+    """True when the last successful build's fingerprint, dependencies (each line taken
+    again by ``current``) and written site still hold. ``env`` is the environment the
+    kernels get (default ``os.environ``)."""
     stamp = read_stamp(path)
-    if not stamp or not (out / "index.html").exists():
+    if not stamp or not site_unchanged(out, stamp.get("site", {})):
         return False
     if fingerprint(root, source, templates, options) != stamp.get("fingerprint") \
             or generated_digest(source, generated or {}) != stamp.get("generated"):
         return False
     record = stamp.get("deps", {})
-    return deps_state(root, record, dict(os.environ) if env is None else env) == {k: record.get(k, {}) for k in
-                                                                                   ("files", "listings", "env",
-                                                                                    "packages")}
+    return deps_state(root, record, dict(os.environ) if env is None else env, current) == record
 
 
 def recorded_inputs(cache_dir: Path, root: Path) -> list[Path]:
     """The files and folders the last successful build recorded as read or listed by its
     pages (absolute paths, sorted); empty before the first build that rendered. ``serve``
     watches these besides the sources, templates and site.yaml."""
-    try:
-        names = json.loads((cache_dir / INPUTS_FILE).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        names = []
-    if not isinstance(names, list):
-        names = []
+    names = inputs_memo(cache_dir).load([])
     return sorted({(root / name).resolve() for name in names if isinstance(name, str)})
 
 
-def write_recorded_inputs(cache_dir: Path, record: dict) -> None:
-    """Keep the names of the files and folders the pages read or listed, for ``serve``:
+def inputs_memo(cache_dir: Path) -> Memo:
+    """The memo of the names of the files and folders the last build's pages read."""
+    return Memo(cache_dir / INPUTS_FILE, "recorded inputs", INPUTS_FORMAT)
+
+
+def write_recorded_inputs(cache_dir: Path, names: Iterable[str]) -> None:
+    """Keep the names of the files and folders the pages depended on, for ``serve``:
     written after every build that renders, even when the stamp itself is not (a racy or
     volatile build), so the preview never stops watching a data file."""
-    text = json.dumps(sorted(set(record.get("files", {})) | set(record.get("listings", {}))))
-    path = cache_dir / INPUTS_FILE
-    try:
-        if path.read_text(encoding="utf-8") == text:
-            return  # a prose edit reads the same files: no write on that path
-    except OSError:
-        pass
-    write_text_atomic(path, text)
+    # A prose edit reads the same files: the memo holds them already, and is not written.
+    inputs_memo(cache_dir).save(sorted(set(names)))

@@ -1,6 +1,7 @@
 /* The Fair Code Project: search over window.FC_SEARCH_INDEX (entries {title, url,
    summary, tags, headings, text}: the rendered words of each page, url relative to the
-   site root), ranked by MiniSearch (static/vendor/minisearch.js, loaded from here).
+   site root; static/search-index.js), ranked by MiniSearch (static/vendor/minisearch.js);
+   both are loaded from here when the reader first turns to the search box.
    Fields are boosted title > tags > summary > headings > text; the tokenizer keeps
    "p-value", "0.05" and "four-fifths" whole (and indexes a hyphenated word's parts
    too, so "fifths" finds "four-fifths"). The results form a listbox driven from the
@@ -228,9 +229,18 @@
       announce(found.hits.length ? found.hits.length + (found.hits.length === 1 ? " result" : " results") : "No results");
     }
 
-    loadEngine(function () { if (input.value.trim() && document.activeElement === input) render(); });
-    input.addEventListener("input", render);
-    input.addEventListener("focus", function () { if (input.value.trim()) render(); });
+    /* The index and MiniSearch load when the reader first turns to the search box, so a
+       page's own load never waits for them. */
+    var asked = false;
+    function askEngine() {
+      if (asked) return;
+      asked = true;
+      loadEngine(function () { if (input.value.trim() && document.activeElement === input) render(); });
+    }
+    input.addEventListener("input", function () { askEngine(); render(); });
+    input.addEventListener("focus", function () { askEngine(); if (input.value.trim()) render(); });
+    input.addEventListener("pointerenter", askEngine);
+    if (document.activeElement === input) askEngine();
 
     input.addEventListener("keydown", function (event) {
       if (event.key === "ArrowDown" || event.key === "ArrowUp") {
@@ -273,14 +283,21 @@
     });
   }
 
-  /* MiniSearch, vendored beside this file, loaded by a script tag (so file:// works). */
-  function loadEngine(then) {
-    if (window.MiniSearch) { then(); return; }
+  /* The index (search-index.js) and MiniSearch (vendored), both beside this file, each
+     loaded by a script tag (so file:// works). */
+  function loadScript(name, ready, then) {
+    if (ready()) { then(); return; }
     if (!script || !script.src) return;
     var loader = document.createElement("script");
-    loader.src = script.src.replace(/search\.js(\?.*)?$/, "vendor/minisearch.js");
+    loader.src = script.src.replace(/search\.js(\?.*)?$/, name);
     loader.addEventListener("load", then);
     document.body.appendChild(loader);
+  }
+
+  function loadEngine(then) {
+    loadScript("search-index.js", function () { return Array.isArray(window.FC_SEARCH_INDEX); }, function () {
+      loadScript("vendor/minisearch.js", function () { return Boolean(window.MiniSearch); }, then);
+    });
   }
 
   function isEditable(element) {

@@ -9,8 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from faircode.audit_summary import (GROUP_COLUMNS, RESULT_COLUMNS, audit_groups, audit_results,
-                                    default_results_dir)
+from faircode.audit_summary import GROUP_COLUMNS, RESULT_COLUMNS, audit_groups, audit_results, default_results_dir
 from faircode.benchmark import load_audit
 from faircode.exceptions import AuditDataError, BenchmarkError
 from faircode.metrics import METRICS
@@ -171,11 +170,12 @@ def test_results_table_writes_one_line_per_test_as_a_reader_reads_it():
     parity = table.loc[("race", "demographic parity")]
     assert (parity["gap"], parity["95% interval"], parity["MDG"]) == ("-0.051", "-0.081 to -0.020", "0.041")
     assert (parity["rows compared"], parity["finding"], parity["small sample"]) == ("100 vs 200", "yes", "")
-    ratio = table.loc[("race", "ratio of positive rates")]
+    ratio = table.loc[("race", "ratio of positive rates")]    # rows that do not say their audit
     assert (ratio["gap"], ratio["finding"]) == ("0.800", "no")
     untested = table.loc[("sex", "predictive parity")]
     assert (untested["gap"], untested["small sample"], untested["finding"]) == ("n/a", "yes", "no")
-    assert audit_summary.results_table(reader_rows(), alpha=0.1).loc[("race", "ratio of positive rates"), "finding"] == "yes"
+    assert audit_summary.results_table(reader_rows(), alpha=0.1).loc[("race", "ratio of positive rates"),
+                                                                     "finding"] == "yes"
 
 
 def test_strategy_table_compares_the_strategies_on_one_attribute(results_dir):
@@ -196,7 +196,7 @@ def test_audit_overview_states_size_label_and_whether_a_positive_is_a_harm():
     from faircode import audit_summary
 
     lines = audit_summary.audit_overview(load_audit("german_credit_lending")).splitlines()
-    assert lines[0] == "German Credit Lending: 1000 rows, 200 rows in the test split"
+    assert lines[0] == "German Credit Lending: 1000 rows, 200 in the test split"
     assert lines[1].startswith("label: credit ") and "bad" in lines[1]
     assert lines[2] == "a positive label is adverse for the person; 300 rows are positive (30.0%)"
 
@@ -243,7 +243,8 @@ def test_with_seed_spread_names_a_row_the_sweep_lacks(results_dir):
 
     table = results_table()
     spread_file(results_dir, table[table.metric == "demographic_parity_diff"])
-    with pytest.raises(BenchmarkError, match="no row for compas race baseline logistic_regression equal_opportunity_diff"):
+    with pytest.raises(BenchmarkError,
+                       match="no row for compas race baseline logistic_regression equal_opportunity_diff"):
         with_seed_spread(audit_results("compas", results_dir), "compas", results_dir)
 
 
@@ -262,8 +263,10 @@ def test_results_table_shows_the_seed_spread_and_the_note_names_the_interval():
                                 seed_share_opposite_sign=0.0645)
     parity = audit_summary.results_table(rows).loc[("race", "demographic parity")]
     assert parity["95% interval"] == "-0.081 to -0.020"
-    assert audit_summary.interval_note(rows) == "intervals: agresti_caffo (gaps, disparate impact ratio)"
-    assert (parity["seed sd"], parity["seed range"], parity["seeds opposite sign"]) == ("0.031", "-0.010 to +0.092", "6%")
+    expected = "intervals: Agresti-Caffo's adjusted Wald (gaps, disparate impact ratio)"
+    assert audit_summary.interval_note(rows) == expected
+    assert (parity["seed sd"], parity["seed range"], parity["seeds opposite sign"]) == ("0.031",
+                                                                                        "-0.010 to +0.092", "6%")
 
 
 def test_favourable_ratio_divides_the_rates_of_the_outcome_nobody_minds():
@@ -289,3 +292,28 @@ def test_headline_rows_are_the_primary_attributes_parity_and_error_rate_gaps(res
     assert set(rows.metric) <= set(HEADLINE_METRICS)
     assert set(rows.protected_attribute) == {"race"}
     assert list(rows.metric) == ["demographic_parity_diff", "equal_opportunity_diff"]
+
+
+def test_results_table_names_the_ratio_by_what_it_divides_and_each_interval():
+    from faircode import audit_summary
+
+    adverse = audit_summary.audit_results("benefits_denial", strategy="baseline", model="logistic_regression")
+    favourable = audit_summary.audit_results("hiring_callbacks", strategy="baseline", model="logistic_regression")
+    adverse_table, favourable_table = audit_summary.results_table(adverse), audit_summary.results_table(favourable)
+    assert ("sex", audit_summary.HARMFUL_RATIO_LABEL) in adverse_table.index
+    assert ("race", audit_summary.FAVOURABLE_RATIO_LABEL) in favourable_table.index
+    assert not any(metric == "ratio of positive rates" for _, metric in adverse_table.index)
+    note = audit_summary.interval_note(adverse)
+    assert all(audit_summary.INTERVAL_DESCRIPTIONS[m] in note for m in adverse.ci_method.dropna())
+    # joining the seed spread keeps what the audit is
+    spread = audit_summary.with_seed_spread(adverse, "benefits_denial", missing="keep")
+    assert ("sex", audit_summary.HARMFUL_RATIO_LABEL) in audit_summary.results_table(spread).index
+
+
+def test_strategy_table_names_the_strategies_as_a_reader_does():
+    from faircode import audit_summary
+
+    table = audit_summary.strategy_table("benefits_denial", "sex")
+    assert set(table.index) == {audit_summary.STRATEGY_LABELS[s] for s in
+                                ("baseline", "unawareness_proxy_removal", "reweighing", "group_thresholds")}
+    assert audit_summary.attribute_label("race_x_sex") == "race by sex"

@@ -147,7 +147,8 @@ def test_a_worker_with_other_code_refuses_the_unit(tiny, tmp_path, monkeypatch):
     from faircode import _unit
 
     monkeypatch.setattr(_unit, "process_code_digest", lambda entry: "another faircode")
-    with pytest.raises(BenchmarkError, match="tiny x logistic_regression x seed 42 failed.*same faircode on the client"):
+    with pytest.raises(BenchmarkError,
+                       match="tiny x logistic_regression x seed 42 failed.*same faircode on the client"):
         run_tiny(tiny, tmp_path / "results", tmp_path / "cache", models=["logistic_regression"])
 
 

@@ -8,12 +8,17 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 from statsmodels.stats.proportion import tost_proportions_2indep
+from test_intervals import brute_force_mn, brute_force_score  # the brute-force score test, written with scipy
 
 from faircode import _checks
 from faircode.exceptions import InvalidInputError
-from faircode.significance import (MARGIN_NOT_POSITIVE, EquivalenceResult, equivalence_test,
-                                   significance_report, significance_report_from_counts)
-from test_intervals import brute_force_mn, brute_force_score  # the brute-force score test, written with scipy
+from faircode.significance import (
+    MARGIN_NOT_POSITIVE,
+    EquivalenceResult,
+    equivalence_test,
+    significance_report,
+    significance_report_from_counts,
+)
 
 
 def ones(count: int, n: int) -> list[int]:

@@ -14,8 +14,7 @@ import numpy as np
 import pytest
 from scipy.optimize import brentq, minimize_scalar
 from scipy.stats import norm
-from statsmodels.stats.proportion import (confint_proportions_2indep, proportion_confint,
-                                          score_test_proportions_2indep)
+from statsmodels.stats.proportion import confint_proportions_2indep, proportion_confint, score_test_proportions_2indep
 
 from faircode import _intervals
 

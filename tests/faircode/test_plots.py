@@ -14,8 +14,7 @@ from matplotlib.colors import to_hex  # noqa: E402
 from matplotlib.container import ErrorbarContainer  # noqa: E402
 
 from faircode.exceptions import InvalidInputError  # noqa: E402
-from faircode.plots import (HIGHLIGHT_COLOR, PLAIN_COLOR, forest_plot, null_histogram,  # noqa: E402
-                            power_curve, spread_plot)
+from faircode.plots import HIGHLIGHT_COLOR, PLAIN_COLOR, forest_plot, null_histogram, power_curve, spread_plot  # noqa: E402
 from faircode.power import power_at_gap  # noqa: E402
 
 

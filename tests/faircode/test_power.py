@@ -41,7 +41,8 @@ def test_the_two_approximations_part_at_30_per_group():
 def test_minimum_detectable_gap_equals_statsmodels_direct_solve(n_a, n_b, rate):
     d = NormalIndPower().solve_power(nobs1=n_a, ratio=n_b / n_a, alpha=0.05, power=0.80)
     # statsmodels solves with both tails; the formula keeps the near one only
-    assert minimum_detectable_gap(n_a, n_b, rate=rate, method="normal") == pytest.approx(d * math.sqrt(rate * (1 - rate)), rel=1e-4)
+    assert minimum_detectable_gap(n_a, n_b, rate=rate,
+                                  method="normal") == pytest.approx(d * math.sqrt(rate * (1 - rate)), rel=1e-4)
 
 
 @pytest.mark.parametrize("n_a, n_b, gap, rate", [(200, 200, 0.1, 0.5), (69, 131, 0.2, 0.3), (2153, 4360, 0.03, 0.1)])

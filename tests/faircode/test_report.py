@@ -10,10 +10,10 @@ import math
 
 import numpy as np
 import pytest
-from statsmodels.stats.proportion import confint_proportions_2indep
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
+from statsmodels.stats.proportion import confint_proportions_2indep
 
 from faircode import _exact
 from faircode._report import percentile_interval
@@ -136,7 +136,8 @@ def test_batched_exact_p_values_equal_the_one_at_a_time_tests(table):
                                                                         else y_pred)
         a, b = outcome[rows & (group == 1)], outcome[rows & (group == 0)]
         assert records[metric].p_value == permutation_test(a, b, method="exact"), metric
-    strata = [(y_pred[kept & (y_true == y) & (group == 1)], y_pred[kept & (y_true == y) & (group == 0)]) for y in (1, 0)]
+    strata = [(y_pred[kept & (y_true == y) & (group == 1)],
+               y_pred[kept & (y_true == y) & (group == 0)]) for y in (1, 0)]
     assert records["equalized_odds_diff"].p_value == stratified_permutation_test(strata, method="exact")
     assert records["equalized_odds_diff"].p_value == _exact.stratified_permutation_p(
         [(int(a.sum()), a.size, int(b.sum()), b.size) for a, b in strata])

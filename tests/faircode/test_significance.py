@@ -20,10 +20,10 @@ from faircode._report import COUNT_OUT_OF_RANGE
 from faircode.exceptions import InvalidInputError
 from faircode.significance import (
     EXACT_NEEDS_BINARY,
-    SCORE_NEEDS_BINARY,
     NO_EXACT_STRATIFIED_INTERVAL,
     NO_STRATA,
     P_OUT_OF_RANGE,
+    SCORE_NEEDS_BINARY,
     SignificanceReport,
     adjust_p_values,
     bootstrap_ci,

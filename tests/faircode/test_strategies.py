@@ -8,8 +8,15 @@ import pytest
 
 from faircode.exceptions import InvalidInputError
 from faircode.manifest import load_manifest
-from faircode.strategies import (STRATEGIES, apply_group_thresholds, encode_features, feature_columns,
-                                 fit_group_thresholds, group_codes, reweighing_weights)
+from faircode.strategies import (
+    STRATEGIES,
+    apply_group_thresholds,
+    encode_features,
+    feature_columns,
+    fit_group_thresholds,
+    group_codes,
+    reweighing_weights,
+)
 
 TINY = Path(__file__).resolve().parents[1] / "fixtures" / "audits" / "tiny"
 
@@ -29,7 +36,7 @@ def test_encode_features_one_hot_and_numbers():
     assert list(X.columns) == ["n", "c=a", "c=b", "c=missing", "b=False", "b=True"]
     assert X["n"].tolist() == [1.0, 2.0, 3.0]  # the median fills the gap
     assert X["c=missing"].tolist() == [0.0, 0.0, 1.0]
-    assert (X.dtypes == float).all()
+    assert all(dtype == np.dtype("float64") for dtype in X.dtypes)
     with pytest.raises(InvalidInputError, match=r"columns not in the data: \['zz'\]"):
         encode_features(df, ["n", "zz"])
 

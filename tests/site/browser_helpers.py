@@ -68,21 +68,17 @@ def build_fixture_site(target: Path, fixture: Path = FIXTURE) -> BuiltSite:
     return BuiltSite(root=root, out=config.out)
 
 
-def build_real_site(target: Path) -> RealSite:
+def build_real_site(target: Path, cache: Path) -> RealSite:
     """Build the repository's explainers with the repository's templates into ``target``:
     no site.yaml step runs (results/ is read as it is), no generated script is written
-    into explainers/code/, and the cache starts from a copy of the repository's own (so
-    only what changed runs). Fails with the build's problems when the site does not build."""
+    into explainers/code/, and the ``cache`` folder, when new, starts from a copy of the
+    repository's own (so only what changed runs). Fails with the build's problems when the
+    site does not build."""
+    from sitebuild.execution.cache import copy_page_results
     from sitebuild.source.read import read_pages
 
-    cache = target / "cache"
-    seed = REPO / ".cache" / "sitebuild"
-    for name in ("pages", "package-sets"):  # an entry names its package set: without it, it is discarded
-        if (seed / name).is_dir():
-            shutil.copytree(seed / name, cache / name)
-    for name in ("index.json", ".sitebuild-cache"):  # the marker: the copy is the engine's own cache
-        if (seed / name).is_file():
-            shutil.copy2(seed / name, cache / name)
+    if not cache.exists():
+        copy_page_results(REPO / ".cache" / "sitebuild", cache)
     config = make_config(REPO, out=target / "site", cache_dir=cache, jobs=2, write_scripts=False, run_steps=False)
     summary = run_build(config)
     errors = [str(p) for p in summary.errors]

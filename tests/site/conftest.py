@@ -6,15 +6,27 @@ request to another host fails the test."""
 
 from __future__ import annotations
 
+import sys
 import threading
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-
-from browser_helpers import (CHROMIUM, CHROMIUM_ARGS, LOADED, SCREENSHOTS, TOOLKIT_FIXTURE, BuiltSite, PageWatch,
-                             RealSite, build_fixture_site, build_real_site, is_local, watch_page)
+from browser_helpers import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    LOADED,
+    SCREENSHOTS,
+    TOOLKIT_FIXTURE,
+    BuiltSite,
+    PageWatch,
+    RealSite,
+    build_fixture_site,
+    build_real_site,
+    is_local,
+    watch_page,
+)
 
 
 @pytest.fixture(scope="session")
@@ -30,10 +42,10 @@ def toolkit_site(tmp_path_factory) -> BuiltSite:
 
 
 @pytest.fixture(scope="session")
-def real_site(tmp_path_factory) -> RealSite:
+def real_site(tmp_path_factory, real_pages_cache) -> RealSite:
     """The repository's own site, built once for the whole session (a few minutes when
     many pages changed since the repository's cache was filled)."""
-    return build_real_site(tmp_path_factory.mktemp("real"))
+    return build_real_site(tmp_path_factory.mktemp("real"), real_pages_cache)
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):
@@ -41,8 +53,16 @@ class _QuietHandler(SimpleHTTPRequestHandler):
         pass
 
 
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request, client_address) -> None:
+        """A browser that drops a connection (a page closed mid-request) is no error of the
+        site; anything else is printed as usual."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 def _serve(folder: Path):
-    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(_QuietHandler, directory=str(folder)))
+    server = _QuietServer(("127.0.0.1", 0), partial(_QuietHandler, directory=str(folder)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{server.server_address[1]}/"

@@ -4,7 +4,6 @@ in the light and the dark theme, served over http and opened from file://."""
 from __future__ import annotations
 
 import pytest
-
 from browser_helpers import run_axe
 
 pytestmark = pytest.mark.browser

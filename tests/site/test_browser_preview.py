@@ -1,7 +1,8 @@
 """``serve`` in a real browser: with a page open, an edit to its explainer shows up without
 a manual reload; a broken explainer, or a quoted number gone stale after a data change,
 keeps the last good page with an overlay that names the problem at its file and line (and
-the terminal says the same); the fix brings the page back without the overlay. The preview runs the engine's own server and watcher (sitebuild.commands.serve)
+the terminal says the same); the fix brings the page back without the overlay. The preview runs the engine's
+own server and watcher (sitebuild.commands.serve)
 over a copy of the built fixture site, so the first build reuses its execution cache."""
 
 from __future__ import annotations
@@ -11,11 +12,11 @@ import shutil
 import threading
 
 import pytest
+from browser_helpers import TEMPLATES
 from playwright.sync_api import expect
 
-from browser_helpers import TEMPLATES
-from sitebuild.config import make_config
 from sitebuild.commands.serve import start_preview
+from sitebuild.config import make_config
 
 pytestmark = pytest.mark.browser
 
@@ -62,7 +63,8 @@ def test_edit_break_and_fix_an_open_page(preview, open_context):
     expect(page.locator("main")).to_contain_text("Counting comes before averaging.")
     _mark_this_load(page)
 
-    source.write_text(original.replace("Counting comes before averaging.", "Counting always comes first."), encoding="utf-8")
+    source.write_text(original.replace("Counting comes before averaging.", "Counting always comes first."),
+                      encoding="utf-8")
     expect(page.locator("main")).to_contain_text("Counting always comes first.", timeout=REBUILD_SECONDS)
     assert _was_reloaded(page), "the page changed without being reloaded"
     _mark_this_load(page)
@@ -72,10 +74,12 @@ def test_edit_break_and_fix_an_open_page(preview, open_context):
                       .replace("title: Counting Rows\n", ""), encoding="utf-8")
     overlay = page.locator(".sb-overlay")
     expect(overlay).to_be_visible(timeout=REBUILD_SECONDS)
-    expect(overlay).to_contain_text(re.compile(r"explainers/counting-rows\.md:\d+: error: front matter field 'title' is required"))
+    expect(overlay).to_contain_text(re.compile(r"explainers/counting-rows\.md:\d+: error: front matter field 'title' "
+                                               r"is required"))
     expect(page.locator("main")).to_contain_text("Counting always comes first.")
     assert _was_reloaded(page)
-    assert any(re.search(r"explainers/counting-rows\.md:\d+: error: front matter field 'title'", line) for line in log), \
+    assert any(re.search(r"explainers/counting-rows\.md:\d+: error: front matter field 'title'",
+                         line) for line in log), \
         "the terminal names the problem with its file and line"
     response = page.request.get(url + "counting-rows.html")
     assert response.status == 200, "the last good page is served, not an error"

@@ -5,9 +5,8 @@ the keyboard, and the 404 page styled at any URL depth."""
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import expect
-
 from browser_helpers import SCREENSHOTS
+from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
@@ -58,10 +57,9 @@ def test_the_popover_of_a_checked_number_opens_by_keyboard_and_escape_closes_it(
 
 def test_the_404_page_is_styled_at_a_nested_address(browser, built_site):
     # Its own context: the page is answered with status 404 on purpose, which Chromium logs.
-    import shutil
+    import threading
     from functools import partial
     from http.server import HTTPServer, SimpleHTTPRequestHandler
-    import threading
 
     class NotFound(SimpleHTTPRequestHandler):
         def log_message(self, *args):  # noqa: D102

@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from browser_helpers import SCREENSHOTS, run_axe
 
 pytestmark = pytest.mark.browser
@@ -100,11 +99,13 @@ def test_axe_finds_no_serious_violation_on_the_real_site(open_context, real_site
 def test_a_figure_without_a_caption_is_a_warning_of_the_build(real_site):
     uncaptioned = set()
     for html in real_site.out.glob("*.html"):
-        for figure in re.findall(r'<figure class="[^"]*output-figure.*?</figure>', html.read_text(encoding="utf-8"), re.S):
+        for figure in re.findall(r'<figure class="[^"]*output-figure.*?</figure>',
+                                 html.read_text(encoding="utf-8"), re.S):
             if "<figcaption" not in figure:
                 uncaptioned.add(html.stem)
     warned = {w.split(".md:")[0].rsplit("/", 1)[-1] for w in real_site.warnings if "without a caption" in w}
-    assert uncaptioned <= warned, f"figures without a caption that the build did not flag: {sorted(uncaptioned - warned)}"
+    assert uncaptioned <= warned, \
+        f"figures without a caption that the build did not flag: {sorted(uncaptioned - warned)}"
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])

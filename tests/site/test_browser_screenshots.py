@@ -5,7 +5,6 @@ prints the folder). The phone layout must not scroll sideways."""
 from __future__ import annotations
 
 import pytest
-
 from browser_helpers import SCREENSHOTS
 
 pytestmark = pytest.mark.browser

@@ -11,7 +11,6 @@ import re
 from urllib.request import urlopen
 
 import pytest
-
 from browser_helpers import SCREENSHOTS, run_axe
 
 pytestmark = pytest.mark.browser
@@ -144,8 +143,21 @@ def _search_page(open_context, real_site_url):
     context, _ = open_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     page.goto(f"{real_site_url}index.html")
-    page.wait_for_function("() => typeof window.MiniSearch === 'function'")
+    page.focus("#search-input")  # the reader turns to the search box: the index and MiniSearch load
+    page.wait_for_function("() => typeof window.MiniSearch === 'function' && Array.isArray(window.FC_SEARCH_INDEX)")
     return page
+
+
+def test_a_page_loads_without_the_search_index_until_the_search_box_is_used(open_context, real_site_url):
+    context, _ = open_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    asked = []
+    page.on("request", lambda request: asked.append(request.url.rsplit("/", 1)[-1]))
+    page.goto(f"{real_site_url}permutation-tests.html", wait_until="load")
+    page.wait_for_timeout(300)
+    assert "search-index.js" not in asked and "minisearch.js" not in asked, asked
+    results = _search(page, "Holm")
+    assert "search-index.js" in asked and "minisearch.js" in asked and results, (asked, results)
 
 
 def test_each_query_ranks_the_page_it_means_first(open_context, real_site_url):

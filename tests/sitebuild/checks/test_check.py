@@ -1,10 +1,9 @@
-"""Checks over pages: related slugs, internal links, failures located in the .md, and
-the hook where further page checkers plug in."""
+"""Checks over pages: related slugs, internal links and failures located in the .md."""
 
 from __future__ import annotations
 
-from sitebuild.checks.check import Problem, check_site, describe_failure, expected_one_of
-from sitebuild.execution.executed import ExecutedPage, PageError
+from sitebuild.checks.check import check_site, describe_failure, expected_one_of
+from sitebuild.execution.executed import PageError
 from sitebuild.source.read import read_page
 
 A = """---
@@ -51,19 +50,9 @@ def test_long_lists_of_choices_become_suggestions():
 
 def test_failure_shows_the_code_around_the_line(tmp_path):
     page = pages(tmp_path)[0]
-    problem = describe_failure(page, PageError("exception", "NameError: z", line=14, block=1, traceback="Traceback ..."))
+    problem = describe_failure(page,
+                               PageError("exception", "NameError: z", line=14, block=1, traceback="Traceback ..."))
     assert problem.line == 14
     assert problem.message.splitlines() == ["NameError: z", "    12 | ```python", "    13 | x = 1", ">   14 | y = 2",
                                             "    15 | ```", "Traceback ..."]
 
-
-def test_extra_checkers_run_over_executed_pages(tmp_path):
-    seen = []
-
-    def checker(page, result):
-        seen.append(page.slug)
-        return [Problem(page.rel_path, 3, "a number is stale")]
-
-    executed = {"b": ExecutedPage(slug="b")}
-    problems = check_site(pages(tmp_path), executed, scripts=False, checkers=[checker])
-    assert seen == ["b"] and "explainers/b.md:3: error: a number is stale" in [str(p) for p in problems]

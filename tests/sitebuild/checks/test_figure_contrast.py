@@ -5,11 +5,18 @@ failures: black interval dots, navy markers, light grey bands)."""
 from __future__ import annotations
 
 import pytest
-
-from sitebuild.checks.figure_contrast import (DARK_BACKGROUND, FAINT_FIGURE, MINIMUM_CONTRAST, contrast_ratio,
-                                              faint_marks, parse_colour, svg_marks)
-from sitebuild.commands.build import run_build
 from site_helpers import site_config
+
+from sitebuild.checks.figure_contrast import (
+    DARK_BACKGROUND,
+    FAINT_FIGURE,
+    MINIMUM_CONTRAST,
+    contrast_ratio,
+    faint_marks,
+    parse_colour,
+    svg_marks,
+)
+from sitebuild.commands.build import run_build
 
 SVG = '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink">{}</svg>'
 

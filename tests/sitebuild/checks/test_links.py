@@ -4,16 +4,19 @@ fails the whole build and keeps the last good site."""
 
 from __future__ import annotations
 
-from sitebuild.commands.build import run_build
-from sitebuild.checks.links import check_data_keys, data_links, data_pages_by_key, front_matter_line
-from sitebuild.source.read import read_page
 from site_helpers import site_config
+
+from sitebuild.checks.links import check_data_keys, data_links, data_pages_by_key, front_matter_line
+from sitebuild.commands.build import run_build
+from sitebuild.source.read import read_page
 
 PAGES = {
     "intro": "---\ntitle: Intro\nsummary: Uses two data sets.\ntheme: Basics\naudits: [loans, jobs]\n---\n\nText.\n",
-    "more": "---\ntitle: More\nsummary: Uses one data set twice.\ntheme: Basics\naudits: [loans]\nrelated: [intro]\n---\n\nText.\n",
+    "more": "---\ntitle: More\nsummary: Uses one data set twice.\ntheme: Basics\naudits: [loans]\nrelated: "
+            "[intro]\n---\n\nText.\n",
     "loans": "---\ntitle: Loans Data\nsummary: The loans file.\ntheme: Data\naudits: [loans]\n---\n\nText.\n",
-    "jobs": "---\ntitle: Jobs Data\nsummary: The jobs file.\ntheme: Data\ntags: [x]\naudits: [jobs, loans]\n---\n\nText.\n",
+    "jobs": "---\ntitle: Jobs Data\nsummary: The jobs file.\ntheme: Data\ntags: [x]\naudits: [jobs, "
+            "loans]\n---\n\nText.\n",
 }
 
 
@@ -27,7 +30,8 @@ def write_pages(root, pages=PAGES):
 def test_pages_link_to_the_data_pages_that_share_a_key(tmp_path):
     pages = write_pages(tmp_path)
     by_key = data_pages_by_key(pages, "Data")
-    assert {key: [p.slug for p in found] for key, found in by_key.items()} == {"loans": ["loans", "jobs"], "jobs": ["jobs"]}
+    assert {key: [p.slug for p in found] for key, found in by_key.items()} == {"loans": ["loans", "jobs"],
+                                                                               "jobs": ["jobs"]}
     intro = next(p for p in pages if p.slug == "intro")
     links = data_links(intro, by_key)
     assert [(link.slug, link.keys) for link in links] == [("loans", ("loans",)), ("jobs", ("loans", "jobs"))]
@@ -56,7 +60,8 @@ def test_a_related_slug_that_does_not_exist_fails_the_build(tmp_path):
     assert run_build(config).ok
     good = (tmp_path / "site" / "more.html").read_text()
     assert '<a href="intro.html">Intro</a>' in good
-    (tmp_path / "explainers" / "more.md").write_text(PAGES["more"].replace("related: [intro]", "related: [intro, outro]"))
+    (tmp_path / "explainers" / "more.md").write_text(PAGES["more"].replace("related: [intro]",
+                                                                           "related: [intro, outro]"))
     summary = run_build(config)
     assert not summary.ok
     assert [str(p) for p in summary.errors] == [

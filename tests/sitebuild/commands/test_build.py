@@ -11,11 +11,11 @@ from html import escape, unescape
 from pathlib import Path
 
 import pytest
+from site_helpers import REPO, copy_site, site_config
 
 import sitebuild.execution.execute
 from sitebuild.commands.build import run_build
 from sitebuild.store.files import FINE_RACY_NS
-from site_helpers import REPO, copy_site, site_config
 
 GOLDEN = REPO / "tests" / "fixtures" / "golden" / "explainer-outputs.html"
 
@@ -99,7 +99,8 @@ def test_rendered_page_matches_the_golden_file(built):
     html = (built[0] / "site" / "outputs.html").read_text()
     # Pygments' spans and its escaping of quotes vary by version: compare the code as plain text.
     normalised = re.sub(r'(<div class="highlight"><pre><code>)(.*?)(</code>)',
-                        lambda m: m.group(1) + escape(unescape(re.sub(r"<[^>]+>", "", m.group(2))), quote=False) + m.group(3),
+                        lambda m: m.group(1) + escape(unescape(re.sub(r"<[^>]+>", "", m.group(2))),
+                                                      quote=False) + m.group(3),
                         html, flags=re.S)
     # The provenance line (build time, commit, versions) changes on every build.
     normalised = re.sub(r"<!--provenance-->.*?<!--/provenance-->", "<!--provenance--><!--/provenance-->", normalised,
@@ -165,7 +166,8 @@ def test_corrupt_cache_entry_is_discarded_with_a_warning(built):
     assert len(entries) >= 3
     for entry in entries:
         entry.write_text("{ not json")
-    touch_later(root / "explainers" / "outputs.md", (root / "explainers" / "outputs.md").read_text() + "\nMore prose.\n")
+    touch_later(root / "explainers" / "outputs.md",
+                (root / "explainers" / "outputs.md").read_text() + "\nMore prose.\n")
     summary = run_build(site_config(root, only=["outputs"]))
     warnings = [p for p in summary.problems if p.severity == "warning"]
     assert any("corrupt cache entry" in p.message for p in warnings)

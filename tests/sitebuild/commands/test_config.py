@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sitebuild.config import load_site_config, make_config
+from sitebuild.config import PRELOAD_EXPECTED, load_site_config, make_config
 from sitebuild.errors import ConfigError
 
 
@@ -22,8 +22,33 @@ def test_data_theme_is_read(tmp_path):
     assert load_site_config(tmp_path / "none.yaml").data_theme == ""
 
 
+def test_preload_is_read(tmp_path):
+    (tmp_path / "site.yaml").write_text("preload: [numpy, matplotlib.pyplot]\n")
+    assert load_site_config(tmp_path / "site.yaml").preload == ("numpy", "matplotlib.pyplot")
+    (tmp_path / "site.yaml").write_text("preload: []\n")
+    assert load_site_config(tmp_path / "site.yaml").preload == ()
+    (tmp_path / "site.yaml").write_text("preload: learned\n")
+    assert load_site_config(tmp_path / "site.yaml").preload == "learned"
+    (tmp_path / "site.yaml").write_text("title: T\n")
+    assert load_site_config(tmp_path / "site.yaml").preload is None
+
+
+def test_kernels_are_forked_unless_the_environment_asks_fresh(tmp_path, monkeypatch):
+    (tmp_path / "explainers").mkdir()
+    monkeypatch.delenv("SITEBUILD_KERNELS", raising=False)
+    assert make_config(tmp_path).kernels == "forked"
+    monkeypatch.setenv("SITEBUILD_KERNELS", "fresh")
+    assert make_config(tmp_path).kernels == "fresh"
+    monkeypatch.setenv("SITEBUILD_KERNELS", "warm")
+    with pytest.raises(ConfigError) as caught:
+        make_config(tmp_path)
+    assert str(caught.value) == ("SITEBUILD_KERNELS: expected forked (kernels forked from a warm template) or fresh "
+                                 "(each started normally), found 'warm'")
+
+
 def test_steps_are_parsed(tmp_path):
-    (tmp_path / "site.yaml").write_text('steps:\n  - {name: results, run: "python -m x --out results", inputs: ["a/*.py"]}\n')
+    (tmp_path / "site.yaml").write_text('steps:\n  - {name: results, run: "python -m x --out results", inputs: '
+                                        '["a/*.py"]}\n')
     step = load_site_config(tmp_path / "site.yaml").steps[0]
     assert (step.name, step.run, step.inputs) == ("results", "python -m x --out results", ("a/*.py",))
     assert (step.when, step.check) == ("always", "")
@@ -39,7 +64,14 @@ def test_steps_are_parsed(tmp_path):
     ("steps:\n  - {name: r, run: x, when: sometimes}\n",
      "steps[0].when: expected always (every build) or asked (only --step NAME), found 'sometimes'"),
     ("timeout: soon\n", "timeout: expected a positive number of seconds, found 'soon'"),
-    ("colour: red\n", "expected only the settings title, themes, steps, timeout, data_theme, inputs, bibliography"),
+    ("colour: red\n", "expected only the settings title, themes, steps, timeout, data_theme, inputs, preload, "
+                     "bibliography"),
+    ("preload: numpy\n", "preload: expected " + PRELOAD_EXPECTED + ", found 'numpy'"),
+    ("preload: {numpy: 1}\n", "preload: expected " + PRELOAD_EXPECTED + ", found {'numpy': 1}"),
+    ("preload: [numpy, 3]\n", "preload[1]: expected a module name (dotted identifiers, such as matplotlib.pyplot), "
+                               "found 3"),
+    ("preload: [numpy, 'matplotlib/pyplot']\n", "preload[1]: expected a module name (dotted identifiers, such as "
+                                                 "matplotlib.pyplot), found 'matplotlib/pyplot'"),
     ("data_theme: [Audits]\n", "data_theme: expected the name of a theme (a string), found ['Audits']"),
     ("title: [\n", "not valid YAML"),
 ])

@@ -11,11 +11,12 @@ import re
 import shutil
 from pathlib import Path
 
+from site_helpers import REPO, TEMPLATES
+
 from sitebuild.commands.build import run_build
 from sitebuild.config import make_config
-from sitebuild.store.files import FINE_RACY_NS
 from sitebuild.render.provenance import PROVENANCE_END, PROVENANCE_START
-from site_helpers import REPO, TEMPLATES
+from sitebuild.store.files import FINE_RACY_NS
 
 FIXTURE = REPO / "tests" / "fixtures" / "browser_site"
 MARKED = re.compile(re.escape(PROVENANCE_START).encode() + b".*?" + re.escape(PROVENANCE_END).encode(), re.S)

@@ -10,9 +10,9 @@ import urllib.error
 import urllib.request
 
 import pytest
+from site_helpers import site_config
 
 from sitebuild.commands.serve import reload_script, start_preview
-from site_helpers import site_config
 
 PAGE = "---\ntitle: Served\nsummary: A page with no code.\n---\n\nFirst version.\n"
 
@@ -42,10 +42,7 @@ def preview(tmp_path):
 
 
 def wait_for_version(state, version, seconds=20):
-    deadline = time.monotonic() + seconds
-    while state.version < version and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert state.version >= version, f"the watcher did not rebuild: {getattr(state, 'log', [])}"
+    wait_until(lambda: state.version >= version, state, seconds)
 
 
 def test_pages_get_the_reload_script_only_when_served(preview):
@@ -56,21 +53,35 @@ def test_pages_get_the_reload_script_only_when_served(preview):
     assert fetch(port, "/__sitebuild/version") == (200, "1")
 
 
+def wait_for_page(port, state, text):
+    """Wait until the served page shows ``text``: the content says which save was built."""
+    wait_until(lambda: text in fetch(port, "/served.html")[1], state)
+
+
+def wait_until(condition, state, seconds=20):
+    """Wait for ``condition()``: a save can reach the watcher as more than one file event,
+    each starting a rebuild, so the version count alone does not say which save was built."""
+    deadline = time.monotonic() + seconds
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert condition(), f"the watcher did not rebuild as expected: {getattr(state, 'log', [])}"
+
+
 def test_a_failed_rebuild_keeps_the_last_good_page_with_an_overlay_and_prints_the_problem(preview):
     root, port, state = preview
     page = root / "explainers" / "served.md"
     page.write_text(PAGE.replace("First version.", "Second, longer version."))
-    wait_for_version(state, 2)
-    assert "Second, longer version." in fetch(port, "/served.html")[1]
+    wait_for_page(port, state, "Second, longer version.")
     page.write_text("no front matter any more\n")
-    wait_for_version(state, 3)
+    wait_until(lambda: bool(state.problems), state)
     status, html = fetch(port, "/served.html")
     assert status == 200 and "Second, longer version." in html, "the last good page is still served"
     assert 'class="sb-overlay" role="alert"' in html
     assert "explainers/served.md:1: error: expected YAML front matter" in html
-    assert "explainers/served.md:1: error: expected YAML front matter" in "\n".join(state.log), "printed in the terminal"
+    printed = "\n".join(state.log)
+    assert "explainers/served.md:1: error: expected YAML front matter" in printed, "printed in the terminal"
     page.write_text(PAGE)
-    wait_for_version(state, 4)
+    wait_until(lambda: not state.problems, state)
     assert "sb-overlay" not in fetch(port, "/served.html")[1]
 
 
@@ -126,7 +137,8 @@ def test_watched_files_are_the_sources_templates_site_yaml_and_what_the_pages_re
     (tmp_path / "faircode" / "unrelated.py").write_text("x = 1\n")
     (tmp_path / "data.csv").write_text("a\n1\n")
     config = site_config(tmp_path)
-    watched = {p.relative_to(tmp_path.resolve()).as_posix() for p in watched_paths(config, [(tmp_path / "data.csv").resolve()])
+    watched = {p.relative_to(tmp_path.resolve()).as_posix() for p in watched_paths(config,
+                                                                                   [(tmp_path / "data.csv").resolve()])
                if p.is_relative_to(tmp_path.resolve())}
     assert {"explainers/served.md", "site.yaml", "data.csv"} <= watched
     assert "faircode/unrelated.py" not in watched, "no hard-coded folder is watched"
@@ -135,8 +147,9 @@ def test_watched_files_are_the_sources_templates_site_yaml_and_what_the_pages_re
 def test_a_change_to_a_template_rebuilds(tmp_path):
     import shutil
 
-    from sitebuild.config import make_config
     from site_helpers import TEMPLATES
+
+    from sitebuild.config import make_config
 
     (tmp_path / "explainers").mkdir()
     (tmp_path / "explainers" / "served.md").write_text(PAGE)
@@ -146,10 +159,11 @@ def test_a_change_to_a_template_rebuilds(tmp_path):
     preview = start_preview(config, 0, log.append)
     try:
         footer = tmp_path / "templates" / "base.html"
-        footer.write_text(footer.read_text().replace("<footer class=\"site-footer\">", "<footer class=\"site-footer\"><p>Edited footer.</p>"))
+        footer.write_text(footer.read_text().replace("<footer class=\"site-footer\">",
+                                                     "<footer class=\"site-footer\"><p>Edited footer.</p>"))
         preview.state.log = log
-        wait_for_version(preview.state, 2)
-        assert "Edited footer." in (tmp_path / "site" / "served.html").read_text()
+        served = tmp_path / "site" / "served.html"
+        wait_until(lambda: "Edited footer." in served.read_text(), preview.state)
     finally:
         preview.close()
 
@@ -167,14 +181,14 @@ def test_a_warning_is_shown_in_the_overlay_marked_as_a_warning(preview):
     root, port, state = preview
     (root / "site.yaml").write_text('themes: ["Explainers"]\n')
     (root / "explainers" / "served.md").write_text(PAGE.replace("summary:", "theme: Explainerz\nsummary:"))
-    wait_for_version(state, 2)
+    wait_until(lambda: bool(state.warnings), state)
     html = fetch(port, "/served.html")[1]
     assert 'data-severity="warning"' in html and WARNED_HEADING % 1 in html
-    assert f'<li class="sb-warning">' in html and f">{WARNING_TAG}</strong>" in html
+    assert '<li class="sb-warning">' in html and f">{WARNING_TAG}</strong>" in html
     assert "front matter field &#x27;theme&#x27;: &#x27;Explainerz&#x27; is not a theme of site.yaml" in html
     assert "sb-overlay" not in (root / "site" / "served.html").read_text(), "the site itself carries no overlay"
     (root / "explainers" / "served.md").write_text(PAGE)
-    wait_for_version(state, 3)
+    wait_until(lambda: not state.warnings and not state.problems, state)
     assert "sb-overlay" not in fetch(port, "/served.html")[1], "the fix removes the overlay"
 
 
@@ -213,8 +227,7 @@ def test_a_save_by_renaming_a_new_file_over_the_old_one_rebuilds(preview):
     fresh = root / "explainers" / ".served.md.swp"
     fresh.write_text(PAGE.replace("First", "Renamed"))
     fresh.replace(source)
-    wait_for_version(state, 2)
-    assert "Renamed version." in fetch(port, "/served.html")[1]
+    wait_for_page(port, state, "Renamed version.")
 
 
 def test_the_watcher_waits_for_events_and_does_not_poll(preview, monkeypatch):
@@ -228,5 +241,4 @@ def test_the_watcher_waits_for_events_and_does_not_poll(preview, monkeypatch):
     time.sleep(1.0)
     assert calls == [], f"{len(calls)} snapshot(s) in 1 s of idleness"
     (root / "explainers" / "served.md").write_text(PAGE.replace("First", "Evented"))
-    wait_for_version(state, 2)
-    assert "Evented version." in fetch(port, "/served.html")[1]
+    wait_for_page(port, state, "Evented version.")

@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
+from sitebuild.commands.steps import run_steps
 from sitebuild.config import Step
 from sitebuild.errors import SiteBuildError
-from sitebuild.commands.steps import run_steps
 
 
 def write_step(tmp_path):

@@ -4,13 +4,13 @@ corrupt entry is discarded with a warning."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import os
 import time
+from dataclasses import replace
+from pathlib import Path
 
 from sitebuild.execution.cache import ExecutionCache, page_key
-from sitebuild.execution.deps import FileHasher, code_digest
+from sitebuild.execution.deps import FileHasher, Package, code_digest
 from sitebuild.execution.executed import ExecutedPage, InlineValue
 from sitebuild.execution.outputs import Output
 from sitebuild.source.read import read_page
@@ -39,8 +39,9 @@ def kernel_record(root: Path, changed: bool = False) -> dict:
 
 
 def result(root: Path, changed: bool = False) -> ExecutedPage:
-    return ExecutedPage(slug="p", blocks={1: [Output("stream", "hello\n", ["hello"])]}, figures={"p-1-1.png": b"\x89PNG"},
-                        deps=kernel_record(root, changed), inline=[InlineValue(0, "1.0")], python="3", seconds=1.5)
+    return ExecutedPage(slug="p", blocks={1: [Output("stream", "hello\n", ["hello"])]},
+                        figures={"p-1-1.png": b"\x89PNG"},
+                        trace=kernel_record(root, changed), inline=[InlineValue(0, "1.0")], python="3", seconds=1.5)
 
 
 def open_cache(root: Path, **env) -> ExecutionCache:
@@ -61,9 +62,11 @@ def test_entry_round_trips_and_goes_stale_when_a_file_read_changes(tmp_path):
     cache.store(page, result(tmp_path))
     cache.save()
     found = open_cache(tmp_path).lookup(page).page
-    assert found.status == "cached" and found.blocks[1][0].texts == ["hello"] and found.figures == {"p-1-1.png": b"\x89PNG"}
+    assert (found.status == "cached" and found.blocks[1][0].texts == ["hello"]
+            and found.figures == {"p-1-1.png": b"\x89PNG"})
     assert open_cache(tmp_path, FC_TEST_VARIABLE="2").lookup(page).reason == "env FC_TEST_VARIABLE changed"
-    assert ExecutionCache(tmp_path / "cache", tmp_path, env={"FC_TEST_VARIABLE": "1"}, engine="other").lookup(page).reason \
+    assert ExecutionCache(tmp_path / "cache", tmp_path, env={"FC_TEST_VARIABLE": "1"},
+                          engine="other").lookup(page).reason \
         == "engine changed"
     (tmp_path / "data.txt").write_text("two")
     lookup = open_cache(tmp_path).lookup(page)
@@ -96,8 +99,7 @@ def test_failed_pages_are_not_stored(tmp_path):
     (tmp_path / "data.txt").write_text("one")
     page = make_page(tmp_path)
     cache = open_cache(tmp_path)
-    failed = result(tmp_path)
-    failed.error = PageError("exception", "boom")
+    failed = replace(result(tmp_path), error=PageError("exception", "boom"))
     cache.store(page, failed)
     assert cache.lookup(page).page is None
 
@@ -135,13 +137,13 @@ def test_a_package_upgrade_is_named_with_both_versions(tmp_path):
     (tmp_path / "data.txt").write_text("one")
     page = make_page(tmp_path)
     executed = result(tmp_path)
-    executed.deps["packages"] = {"numpy": {"path": numpy.__file__, "version": "0.0.1"}}
+    executed.trace["packages"] = {"numpy": {"path": numpy.__file__, "version": "0.0.1"}}
     cache = open_cache(tmp_path)
     cache.store(page, executed)
     assert open_cache(tmp_path).lookup(page).page is not None
     entry_path = cache.entry_path(page_key(page))
     entry = json.loads(entry_path.read_text())
-    packages = json.loads((cache.package_sets_dir / f"{entry['deps']['packages']}.json").read_text())
+    packages = json.loads((cache.package_sets_dir / f"{entry['deps']['packages']}.json").read_text())["value"]
     packages["numpy"]["stamp"][1] += 1  # as if numpy's files had been replaced
     entry["deps"]["packages"] = packages  # an entry may also list its packages itself
     entry_path.write_text(json.dumps(entry))
@@ -160,14 +162,14 @@ def test_entries_share_one_file_of_package_states_and_a_missing_one_reruns_the_p
     cache = open_cache(tmp_path)
     for page in pages:
         executed = result(tmp_path)
-        executed.deps["packages"] = {"numpy": {"path": numpy.__file__, "version": numpy.__version__}}
+        executed.trace["packages"] = {"numpy": {"path": numpy.__file__, "version": numpy.__version__}}
         cache.store(page, executed)
     sets = list(cache.package_sets_dir.iterdir())
-    assert len(sets) == 1 and "numpy" in json.loads(sets[0].read_text())
+    assert len(sets) == 1 and "numpy" in json.loads(sets[0].read_text())["value"]
     entry = json.loads(cache.entry_path(page_key(pages[1])).read_text())
     assert entry["deps"]["packages"] == sets[0].stem
     found = open_cache(tmp_path).lookup(pages[1])
-    assert found.page is not None and found.page.deps["packages"]["numpy"]["version"] == numpy.__version__
+    assert found.page is not None and found.page.deps.of_kind(Package)[0].version == numpy.__version__
     sets[0].unlink()
     missing = open_cache(tmp_path).lookup(pages[1])
     assert missing.page is None and "package set" in missing.warnings[0] and "re-run" in missing.warnings[0]

@@ -12,11 +12,11 @@ import time
 from pathlib import Path
 
 import pytest
+from site_helpers import site_config
 
 import sitebuild.execution.deps
 from sitebuild.commands.build import run_build
 from sitebuild.store.files import FINE_RACY_NS
-from site_helpers import site_config
 
 
 def write_page(root: Path, slug: str, code: str, front: str = "", prose: str = "A tiny page.") -> Path:
@@ -160,7 +160,8 @@ def test_a_subprocess_is_warned_about(tmp_path):
     root = tmp_path / "repo"
     root.mkdir()
     (root / "notes.txt").write_text("from cat\n")
-    write_page(root, "shell", 'import subprocess\nprint(subprocess.run(["cat", "notes.txt"], capture_output=True, text=True).stdout)')
+    write_page(root, "shell",
+               'import subprocess\nprint(subprocess.run(["cat", "notes.txt"], capture_output=True, text=True).stdout)')
     summary = build(root)
     warnings = [p for p in summary.problems if p.severity == "warning"]
     assert len(warnings) == 1 and warnings[0].path == "explainers/shell.md"
@@ -182,7 +183,8 @@ def test_an_engine_edit_reruns_every_page(tmp_path, monkeypatch):
     engine.mkdir()
     for source in sitebuild.execution.deps.EXECUTION_CODE:
         (engine / source.name).write_bytes(source.read_bytes())
-    monkeypatch.setattr(sitebuild.execution.deps, "EXECUTION_CODE", tuple(engine / p.name for p in sitebuild.execution.deps.EXECUTION_CODE))
+    monkeypatch.setattr(sitebuild.execution.deps, "EXECUTION_CODE",
+                        tuple(engine / p.name for p in sitebuild.execution.deps.EXECUTION_CODE))
     build(root)
     assert build(root).up_to_date
     setup = engine / "kernel_setup.py"

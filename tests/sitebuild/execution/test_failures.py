@@ -6,9 +6,9 @@ from __future__ import annotations
 import shutil
 
 import pytest
+from site_helpers import copy_site, site_config
 
 from sitebuild.commands.build import run_build
-from site_helpers import copy_site, site_config
 
 
 @pytest.fixture(scope="module")
@@ -98,14 +98,16 @@ def test_a_kernel_that_lost_a_port_race_is_started_again(monkeypatch):
         traceback="zmq.error.ZMQError: Address already in use (addr='tcp://127.0.0.1:52011')"))
     attempts = []
 
-    def once(job, kernel, ready):
+    def once(job, kernel, ready, template=None):
         attempts.append(kernel)
         return lost if len(attempts) == 1 else ExecutedPage(slug="p")
 
     monkeypatch.setattr(execute, "_execute_once", once)
     job = ExecutionJob(slug="p", rel_path="p.md", root=".", notebook=None, timeout=10)
     assert execute.execute_page(job).error is None and len(attempts) == 2
-    other = ExecutedPage(slug="p", status="failed", error=PageError("kernel", "the kernel could not start: no such kernel"))
-    monkeypatch.setattr(execute, "_execute_once", lambda job, kernel, ready: attempts.append(kernel) or other)
+    other = ExecutedPage(slug="p", status="failed",
+                         error=PageError("kernel", "the kernel could not start: no such kernel"))
+    monkeypatch.setattr(execute, "_execute_once",
+                        lambda job, kernel, ready, template=None: attempts.append(kernel) or other)
     attempts.clear()
     assert execute.execute_page(job) is other and len(attempts) == 1, "other kernel failures are not retried"

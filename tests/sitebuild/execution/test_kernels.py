@@ -134,8 +134,8 @@ def test_a_page_on_a_prepared_kernel_gives_what_a_fresh_kernel_gives(tmp_path):
     assert handed and handed[0] is not None  # the page ran on the prepared client
     assert fresh.error is None and prepared.error is None
     assert [o.text for o in prepared.blocks[1]] == [o.text for o in fresh.blocks[1]] == ["read from data.txt 42\n"]
-    assert "data.txt" in prepared.deps["files"] and sorted(prepared.deps["files"]) == sorted(fresh.deps["files"])
-    assert prepared.deps["env"] == fresh.deps["env"] and prepared.deps["listings"] == fresh.deps["listings"]
+    assert "data.txt" in prepared.trace["files"] and sorted(prepared.trace["files"]) == sorted(fresh.trace["files"])
+    assert prepared.trace["env"] == fresh.trace["env"] and prepared.trace["listings"] == fresh.trace["listings"]
     assert prepared.notebook_outputs == fresh.notebook_outputs
     assert prepared.notebook_outputs[2][0]["data"]["text/plain"] == "42"
 

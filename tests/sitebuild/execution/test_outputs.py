@@ -52,11 +52,12 @@ def test_a_table_read_back_without_its_rows_derives_them():
 def test_stored_rows_are_kept_because_their_derivation_is_in_the_engine_digest():
     """A stored record's rows are not parsed again; that is safe only because a change to
     how rows are derived changes every cache key."""
-    from sitebuild.execution.deps import EXECUTION_CODE
     import sitebuild.execution.html_tables
     import sitebuild.execution.outputs
+    from sitebuild.execution.deps import EXECUTION_CODE
 
     stored = Output(kind="html", text="<table><tr><td>1</td><td>2</td></tr></table>", texts=["1 | 2"])
     assert stored.texts == ["1 | 2"]
     engine = {p.resolve() for p in EXECUTION_CODE}
-    assert {Path(m.__file__).resolve() for m in (sitebuild.execution.outputs, sitebuild.execution.html_tables)} <= engine
+    assert {Path(m.__file__).resolve() for m in (sitebuild.execution.outputs,
+                                                 sitebuild.execution.html_tables)} <= engine

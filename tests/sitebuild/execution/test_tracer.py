@@ -10,21 +10,21 @@ and ATTACH, startup files, and a page that reads its own .md."""
 from __future__ import annotations
 
 import json
-import os
 import py_compile
 import sqlite3
 from pathlib import Path
 
 import pytest
-
 from site_helpers import site_config
 from test_dependencies import build, output, row, write_page
+
+from sitebuild.execution.cache import index_memo
 
 
 def recorded(root: Path, slug: str) -> dict:
     """The dependencies stored in the page's latest cache entry."""
     cache = site_config(root).cache_dir
-    key = json.loads((cache / "index.json").read_text())[f"explainers/{slug}.md"]
+    key = index_memo(cache).load({})[f"explainers/{slug}.md"]
     return json.loads((cache / "pages" / f"{key}.json").read_text())["deps"]
 
 

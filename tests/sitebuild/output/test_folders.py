@@ -13,9 +13,9 @@ import time
 from pathlib import Path
 
 import psutil
+from site_helpers import REPO, TEMPLATES, site_config
 
 from sitebuild.commands.build import run_build
-from site_helpers import REPO, TEMPLATES, site_config
 
 PAGE = "---\ntitle: Page {slug}\nsummary: A page of the folder tests.\n---\n\nProse of {slug}.\n\n{code}"
 
@@ -88,7 +88,8 @@ def test_only_keeps_every_other_page_of_the_last_site(tmp_path):
     assert {r.slug: r.status for r in summary.rows} == {"alpha": "executed", "beta": "kept"}
     assert "alpha two" in (root / "site" / "alpha.html").read_text()
     assert "beta one" in (root / "site" / "beta.html").read_text(), "the other page keeps its last output"
-    index, search = (root / "site" / "index.html").read_text(), (root / "site" / "static" / "search-index.js").read_text()
+    index = (root / "site" / "index.html").read_text()
+    search = (root / "site" / "static" / "search-index.js").read_text()
     assert 'href="beta.html"' in index and "beta.html" in search
     assert not run_build(site_config(root)).up_to_date, "a full build after --only runs what --only kept"
 

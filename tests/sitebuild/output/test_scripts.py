@@ -10,9 +10,9 @@ import pytest
 
 import sitebuild.output.scripts as scripts
 from sitebuild.execution.extract import script_path, script_text
-from sitebuild.store.files import FINE_RACY_NS
-from sitebuild.source.read import read_page
 from sitebuild.output.scripts import SCRIPTS_FILE, update_scripts
+from sitebuild.source.read import read_page
+from sitebuild.store.files import FINE_RACY_NS
 
 PAGE = """---
 title: Scripted
@@ -109,17 +109,17 @@ def test_another_engine_forgets_the_memo(generated):
     site, memo, made = generated
     assert update_scripts(pages(site), memo, "engine-2") == []
     assert made == ["scripted"]
-    assert json.loads(memo.read_text(encoding="utf-8"))["engine"] == "engine-2"
+    assert json.loads(memo.read_text(encoding="utf-8"))["version"] == "engine-2"
 
 
 def test_a_script_just_written_is_not_remembered(site):
     memo = site / "cache" / SCRIPTS_FILE
     [page] = pages(site)
     update_scripts([page], memo, "engine-1")
-    assert not memo.exists() or json.loads(memo.read_text(encoding="utf-8"))["scripts"] == {}
+    assert not memo.exists() or json.loads(memo.read_text(encoding="utf-8"))["value"] == {}
     settle()
     update_scripts([page], memo, "engine-1")
-    assert list(json.loads(memo.read_text(encoding="utf-8"))["scripts"]) == [str(script_path(page))]
+    assert list(json.loads(memo.read_text(encoding="utf-8"))["value"]) == [str(script_path(page))]
 
 
 def test_an_unreadable_memo_is_ignored(generated):

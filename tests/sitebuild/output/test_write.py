@@ -7,8 +7,8 @@ from __future__ import annotations
 import time
 
 from sitebuild.output.folders import OUTPUT_MARKER
-from sitebuild.render.render import RenderedSite
 from sitebuild.output.write import write_site
+from sitebuild.render.render import RenderedSite
 
 
 def site(**files: str) -> RenderedSite:

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from sitebuild.quotes.lock import lock_text
 from sitebuild.quotes import (
     OutputText,
     PageQuotes,
@@ -20,12 +19,14 @@ from sitebuild.quotes import (
 )
 from sitebuild.quotes.extraction import parse_tokens
 from sitebuild.quotes.fix import SourceFile, fix_page
+from sitebuild.quotes.lock import lock_text
 from sitebuild.quotes.results import STALE_FIX_HINT
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "quotes"
 PAGE = "explainers/page.md"
 CODE = [
-    'n_perm = 2_000\nalpha = 0.05\nprint("positive rate women 0.059 vs men 0.109 | gap -0.05093")\nprint("test rows 6513")\n'
+    'n_perm = 2_000\nalpha = 0.05\nprint("positive rate women 0.059 vs men 0.109 | gap -0.05093")\n'
+    'print("test rows 6513")\n'
 ]
 
 

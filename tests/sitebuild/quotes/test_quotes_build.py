@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 
 import pytest
-
 from site_helpers import REPO, TEMPLATES, report_row
+
 from sitebuild.store.files import RACY_NS
 
 FIXTURE = REPO / "tests" / "fixtures" / "quotes_site"

@@ -17,9 +17,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from site_helpers import REPO, TEMPLATES, report_row
 
 from sitebuild.quotes.results import STALE_FIX_HINT
-from site_helpers import REPO, TEMPLATES, report_row
 
 FIXTURE = REPO / "tests" / "fixtures" / "quotes_cases"
 

@@ -4,14 +4,12 @@ The kernel's side is tested on fixture pages in test_quotes_cases.py."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from sitebuild.execution.executed import ClaimValue
 from sitebuild.quotes.claims import judge_claims
-from sitebuild.source.claims import find_claims, malformed_claims
 from sitebuild.quotes.extraction import parse_tokens
 from sitebuild.quotes.marks import page_marks
 from sitebuild.quotes.results import PageQuotes
+from sitebuild.source.claims import find_claims, malformed_claims
 
 PATH = "explainers/x.md"
 MD = ("---\ntitle: T\nsummary: S\n---\n\nThe gap\n[is not significant]{check=\"p >= 0.05\"}, and\n"
@@ -53,7 +51,8 @@ def test_a_claim_that_holds_has_a_note_and_no_problem():
 def test_an_expression_that_raises_or_does_not_parse_is_a_broken_claim_naming_the_error():
     tokens = parse_tokens('A [claim]{check="q >"} and [another]{check="missing > 1"}.\n')
     results = judge_claims(PATH, find_claims(tokens), [ClaimValue(0, None, [], "SyntaxError: invalid syntax"),
-                                                       ClaimValue(1, None, [], "NameError: name 'missing' is not defined")])
+                                                       ClaimValue(1, None, [],
+                                                                  "NameError: name 'missing' is not defined")])
     assert [r.holds for r in results] == [False, False]
     assert results[0].message.startswith('claim "claim" could not be checked: SyntaxError: invalid syntax in `q >`')
     assert results[1].message.startswith(

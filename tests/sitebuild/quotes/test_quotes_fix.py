@@ -9,13 +9,13 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sitebuild.quotes.numbers import parse_number
 from sitebuild.quotes import OutputText, Status, check_page
-from sitebuild.source.markdown import make_parser
 from sitebuild.quotes.extraction import parse_tokens
 from sitebuild.quotes.fix import SourceFile, unified_diff
 from sitebuild.quotes.fix import fix_page as fix_source
 from sitebuild.quotes.marks import page_marks
+from sitebuild.quotes.numbers import parse_number
+from sitebuild.source.markdown import make_parser
 
 PAGE = "explainers/fix.md"
 

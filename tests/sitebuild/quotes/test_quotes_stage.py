@@ -5,12 +5,12 @@ as verified."""
 from __future__ import annotations
 
 from sitebuild.execution.executed import ExecutedPage, InlineValue, PageError
-from sitebuild.quotes.lock import LockEntry, load_lock, save_lock
 from sitebuild.execution.outputs import Output
 from sitebuild.quotes import Status
+from sitebuild.quotes.lock import LockEntry, load_lock, save_lock
+from sitebuild.quotes.results import STALE_FIX_HINT
 from sitebuild.quotes.stage import check_quotes, fix_quotes, save_quote_lock
 from sitebuild.source.read import read_page
-from sitebuild.quotes.results import STALE_FIX_HINT
 
 PAGE = """---
 title: P

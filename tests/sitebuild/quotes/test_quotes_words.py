@@ -10,8 +10,8 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from site_helpers import REPO, TEMPLATES
+
 from sitebuild.commands.build import run_build, run_check_fix
 from sitebuild.config import make_config
 from sitebuild.quotes.results import Status

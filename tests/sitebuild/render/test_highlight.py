@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import time
 
+from site_helpers import TEMPLATES
+
 import sitebuild.render.highlight
 from sitebuild.commands.build import run_build
 from sitebuild.config import make_config
-from sitebuild.store.files import FINE_RACY_NS
 from sitebuild.render.highlight import HIGHLIGHT_FILE, HighlightMemo, highlight_code
-from site_helpers import TEMPLATES
+from sitebuild.store.files import FINE_RACY_NS
 
 PAGE = "---\ntitle: Page {slug}\nsummary: A page of the highlight tests.\n---\n\n{prose}\n\n```python\n{code}\n```\n"
 

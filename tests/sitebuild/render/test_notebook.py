@@ -57,7 +57,7 @@ def read(tmp_path, text: str = PAGE):
     ("[a link](x.md){.external}", "[a link](x.md)"),
     ("*stress*{.nocheck}", "*stress*"),
     ("[not a span] {.x}", "[not a span] {.x}"),
-    ("see [@good2005]", "see [Good 2005](https://doi.org/10.1007/b138696)"),
+    ("see [@good2005]", "see ([Good 2005](https://doi.org/10.1007/b138696))"),
     ("- [@good2005]", "- " + full_reference(REF)),
     ("[@nobody]", "[@nobody]"),
 ])
@@ -75,7 +75,7 @@ def test_reader_lines_keep_the_code_and_the_line_count(tmp_path):
     lines = reader_lines(page, {0: "0.051"}, BIB, {"tab-rates": "Table 1"})
     assert len(lines) == len(page.text.splitlines())
     text = "".join(lines)
-    assert "The gap is 0.051 and it is small [Good 2005](https://doi.org/10.1007/b138696)." in text
+    assert "The gap is 0.051 and it is small ([Good 2005](https://doi.org/10.1007/b138696))." in text
     assert "As Table 1 shows, in 1998, `code` stays code." in text
     assert "> **Note**\n>\n> Read *this*.\n\n" in text
     assert 'print("[x]{.nocheck} and [@good2005] in code stay as written")' in text

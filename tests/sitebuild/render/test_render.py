@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import json
 
-from sitebuild.render.cells import COLLAPSE_AFTER, cell_html
-from sitebuild.render.highlight import pygments_css
+from site_helpers import TEMPLATES
+
+from sitebuild.checks.annotations import Annotation
+from sitebuild.config import SiteConfig
 from sitebuild.execution.executed import ExecutedPage
 from sitebuild.execution.outputs import Output
-from sitebuild.source.read import CodeBlock, read_page
-from sitebuild.checks.annotations import Annotation
+from sitebuild.render.cells import COLLAPSE_AFTER, cell_html
+from sitebuild.render.highlight import pygments_css
 from sitebuild.render.prose import make_markdown, prose_html
 from sitebuild.render.render import render_site, search_index_js
-from site_helpers import TEMPLATES
+from sitebuild.source.read import CodeBlock, read_page
 
 PAGE = """---
 title: Render Me
@@ -84,7 +86,8 @@ def test_marks_of_an_earlier_render_do_not_stay_on_the_tokens(tmp_path):
 
 
 def test_table_rows_carry_the_ids_of_their_quotable_lines():
-    table = "<table><thead><tr><th></th><th>rate</th></tr></thead><tbody><tr><th>0</th><td>0.5</td></tr></tbody></table>"
+    table = ("<table><thead><tr><th></th><th>rate</th></tr></thead>"
+             "<tbody><tr><th>0</th><td>0.5</td></tr></tbody></table>")
     block = CodeBlock(n=2, language="python", source="x", line=3)
     html = cell_html(block, [Output("stream", "x\n", ["x"]), Output("html", table)], "p", "P")
     assert '<tr id="out-2-1-l0">' in html and '<tr id="out-2-1-l1"><th>0</th><td>0.5</td></tr>' in html
@@ -105,8 +108,9 @@ def test_long_outputs_are_collapsed():
 
 def test_site_has_every_file_and_an_offline_search_index(tmp_path):
     first = page(tmp_path)
-    other = page(tmp_path, "other.md", "---\ntitle: Other\nsummary: The other one.\ntags: [x]\n---\n\n## A heading\n\nWords.\n")
-    site = render_site([first, other], {"render-me": executed()}, [], templates=TEMPLATES, site_title="Site")
+    other = page(tmp_path, "other.md",
+                 "---\ntitle: Other\nsummary: The other one.\ntags: [x]\n---\n\n## A heading\n\nWords.\n")
+    site = render_site([first, other], {"render-me": executed()}, [], SiteConfig(title="Site"), templates=TEMPLATES)
     assert {"index.html", "report.html", "404.html", "render-me.html", "other.html", "code/render-me.py",
             "code/render-me.ipynb", "static/pygments.css", "static/search-index.js"} <= set(site.files)
     index = json.loads(search_index_js([other]).removeprefix("window.FC_SEARCH_INDEX = ").removesuffix(";\n"))
@@ -132,18 +136,20 @@ def test_related_aside_leaves_out_pages_the_prose_already_links(tmp_path):
     linked = page(tmp_path)
     assert linked_slugs(linked) == {"other"}
     other = page(tmp_path, "other.md", "---\ntitle: Other\nsummary: The other page.\n---\n\n# A heading\n")
-    unlinked = page(tmp_path, "third.md", "---\ntitle: Third\nsummary: Links nothing.\nrelated: [other]\n---\n\nText.\n")
-    site = render_site([linked, other, unlinked], {}, [], templates=TEMPLATES, site_title="Site")
+    unlinked = page(tmp_path, "third.md",
+                    "---\ntitle: Third\nsummary: Links nothing.\nrelated: [other]\n---\n\nText.\n")
+    site = render_site([linked, other, unlinked], {}, [], SiteConfig(title="Site"), templates=TEMPLATES)
     assert 'id="related-h"' not in site.files["render-me.html"].decode()
     third = site.files["third.html"].decode()
     assert 'id="related-h"' in third and '<a href="other.html">Other</a>' in third
 
 
 def test_index_lists_each_data_set_by_its_page_with_the_pages_that_use_it(tmp_path):
-    described = page(tmp_path, "scores.md", "---\ntitle: Scores File\nsummary: The data.\ntheme: Data\naudits: [scores]\n---\n\nText.\n")
+    described = page(tmp_path, "scores.md",
+                     "---\ntitle: Scores File\nsummary: The data.\ntheme: Data\naudits: [scores]\n---\n\nText.\n")
     user = page(tmp_path, "user.md", "---\ntitle: User\nsummary: Uses both.\naudits: [scores, loose]\n---\n\nText.\n")
-    index = render_site([described, user], {}, [], templates=TEMPLATES, site_title="Site",
-                        data_theme="Data").files["index.html"].decode()
+    index = render_site([described, user], {}, [], SiteConfig(title="Site", data_theme="Data"),
+                        templates=TEMPLATES).files["index.html"].decode()
     assert ('<li><a class="audit-name" href="scores.html">Scores File</a>: used in <a href="user.html">User</a></li>'
             in index)
     assert '<li><span class="audit-name">loose</span>: used in <a href="user.html">User</a></li>' in index

@@ -12,8 +12,14 @@ from sitebuild.checks.figures import check_figures, table_labels, table_numbers
 from sitebuild.execution.executed import ExecutedPage
 from sitebuild.execution.outputs import Output
 from sitebuild.render.prose import make_markdown, prose_html
-from sitebuild.source.math import (EMPTY_FORMULA_REASON, MATH_ERROR, UNKNOWN_COMMAND_REASON, MathError,
-                                   page_formulas, to_mathml)
+from sitebuild.source.math import (
+    EMPTY_FORMULA_REASON,
+    MATH_ERROR,
+    UNKNOWN_COMMAND_REASON,
+    MathError,
+    page_formulas,
+    to_mathml,
+)
 from sitebuild.source.read import read_page
 
 MATH_PAGE = r"""---
@@ -184,7 +190,7 @@ def test_the_search_index_holds_the_rendered_words(tmp_path):
     bibliography = {"good2005": Reference("good2005", ("Good, P.",), "Permutation Tests", "2005")}
     fields = search_fields(page, ExecutedPage(slug="page", inline=[InlineValue(0, "0.05")]), bibliography)
     assert fields == {"headings": "The gap of 0.05",
-                      "text": "The gap is not significant at 0.05 Good 2005, see 1998 and for the four-fifths rule."}
+                      "text": "The gap is not significant at 0.05 (Good 2005), see 1998 and for the four-fifths rule."}
 
 
 def test_an_inline_value_not_computed_is_left_out_of_the_index(tmp_path):

@@ -99,7 +99,8 @@ def test_a_settled_page_is_known_by_its_state_and_an_edit_keeping_size_and_mtime
     assert read_counting(source, tmp_path, cache, monkeypatch)[2] == ["p1"]
     real_digest = sitebuild.source.page_cache._digest
     read = []
-    monkeypatch.setattr(sitebuild.source.page_cache, "_digest", lambda path: read.append(path.stem) or real_digest(path))
+    monkeypatch.setattr(sitebuild.source.page_cache, "_digest",
+                        lambda path: read.append(path.stem) or real_digest(path))
     assert read_counting(source, tmp_path, cache, monkeypatch)[2] == [] and read == []
     path = source / "p1.md"
     before = path.stat()
@@ -110,10 +111,10 @@ def test_a_settled_page_is_known_by_its_state_and_an_edit_keeping_size_and_mtime
 
 
 def test_a_page_parsed_just_after_it_was_written_is_checked_by_its_digest(tmp_path, monkeypatch):
-    import sitebuild.source.page_cache
-
     import os
     import time
+
+    import sitebuild.source.page_cache
 
     source, cache = tmp_path / "explainers", tmp_path / "cache"
     write(source, 1)
@@ -122,7 +123,8 @@ def test_a_page_parsed_just_after_it_was_written_is_checked_by_its_digest(tmp_pa
     assert read_counting(source, tmp_path, cache, monkeypatch)[2] == ["p1"]
     real_digest = sitebuild.source.page_cache._digest
     read = []
-    monkeypatch.setattr(sitebuild.source.page_cache, "_digest", lambda path: read.append(path.stem) or real_digest(path))
+    monkeypatch.setattr(sitebuild.source.page_cache, "_digest",
+                        lambda path: read.append(path.stem) or real_digest(path))
     assert read_counting(source, tmp_path, cache, monkeypatch)[2] == [] and read == ["p1"]
 
 

@@ -59,7 +59,8 @@ def test_inline_values_are_found_with_their_line_and_column(tmp_path):
 @pytest.mark.parametrize("front, line, message", [
     ("summary: s", 2, "front matter field 'title' is required: expected a non-empty string, found None"),
     ("title: t", 2, "front matter field 'summary' is required"),
-    ("title: t\nsummary: s\ntimeout: -1", 4, "front matter field 'timeout': expected a positive number of seconds, found -1"),
+    ("title: t\nsummary: s\ntimeout: -1", 4,
+     "front matter field 'timeout': expected a positive number of seconds, found -1"),
     ("title: t\nsummary: s\nrelated: Not A Slug", 4, "front matter field 'related': expected page slugs"),
     ("title: t\nsummary: s\ncolour: red", 4, "front matter: unknown field 'colour'; expected one of"),
     ("title: t\nsumary: s", 3, "front matter: unknown field 'sumary'; did you mean 'summary'?"),
@@ -139,8 +140,9 @@ def test_read_pages_collects_every_error(tmp_path):
 
 
 def test_every_front_matter_field_is_in_the_readme():
-    from sitebuild.source.read import FrontMatter
     from site_helpers import REPO
+
+    from sitebuild.source.read import FrontMatter
 
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     missing = [name for name in FrontMatter.__dataclass_fields__ if f"`{name}`" not in readme]

@@ -3,9 +3,10 @@ either is a warning naming it at its line."""
 
 from __future__ import annotations
 
+from site_helpers import REPO, site_config
+
 from sitebuild.commands.build import run_build
 from sitebuild.source.references import NO_LINK, entries_without_link, load_bibliography
-from site_helpers import REPO, site_config
 
 ENTRIES = """- id: linked
   authors: ["Good, P."]
@@ -52,3 +53,35 @@ def test_a_bibliography_that_is_not_yaml_names_the_line_of_the_open_bracket(tmp_
         load_bibliography(path)
     assert str(caught.value).startswith(f"{path}:7: not valid YAML (")
     assert str(caught.value).endswith(f"; {YAML_HINTS[0][1]}")
+
+
+def _render(text: str) -> str:
+    from sitebuild.render.prose import make_markdown
+    from sitebuild.source.references import render_citation
+
+    entries = load_bibliography(REPO / "explainers" / "references.yaml")
+    md = make_markdown()
+    md.add_render_rule("citation", lambda self, tokens, idx, options, env: render_citation(tokens[idx], entries))
+    return md.render(text)
+
+
+def test_a_citation_in_running_text_is_in_parentheses_and_may_hold_several_keys():
+    from sitebuild.source.markdown import make_parser
+    from sitebuild.source.references import page_citations
+
+    html = _render("Both cannot hold [@kleinberg2017; @chouldechova2017], unless [@nokey].\n")
+    assert ('(<a class="citation" href="#ref-kleinberg2017">Kleinberg et al. 2017</a>; '
+            '<a class="citation" href="#ref-chouldechova2017">Chouldechova 2017</a>)') in html
+    assert '(<span class="citation citation-unknown">@nokey</span>)' in html
+    tokens = make_parser().parse("Text [@kleinberg2017; @chouldechova2017].\n\n- [@hardt2016]\n")
+    assert [(key, full) for _, key, full in page_citations(tokens)] == [
+        ("kleinberg2017", False), ("chouldechova2017", False), ("hardt2016", True)]
+
+
+def test_the_notebook_and_the_search_words_cite_as_the_page_does():
+    from sitebuild.render.notebook import _citations
+
+    entries = load_bibliography(REPO / "explainers" / "references.yaml")
+    text = _citations("Both cannot hold [@kleinberg2017; @chouldechova2017].\n", entries)
+    assert text.startswith("Both cannot hold ([Kleinberg et al. 2017](") and "; [Chouldechova 2017](" in text
+    assert text.rstrip().endswith(").")

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from sitebuild.store.shelf import COMPACT_AFTER, PACK, Shelf
 
-
 NAMES = {f"page-{i}" for i in range(COMPACT_AFTER + 1)}
 
 

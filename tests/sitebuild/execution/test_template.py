@@ -1,0 +1,303 @@
+"""Kernels forked from a warm template: the same outputs and record as a fresh kernel,
+a state of their own per page, no deadlock in numeric libraries, the fallback to normal
+starts (said once), a template that dies mid-build, and nothing left alive after SIGTERM.
+
+Tests that drive kernels from this process run in a thread of their own (see
+test_kernels.py: no event loop may run where a kernel is prepared)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import psutil
+import pytest
+from site_helpers import REPO, TEMPLATES
+from test_kernels import in_own_thread
+
+from sitebuild.execution import template as template_module
+from sitebuild.execution.execute import ExecutionJob, execute_pages, run_in_order
+from sitebuild.execution.extract import kernel_notebook
+from sitebuild.execution.kernels import _NOTED, NOTE_SINK, kernel_environment
+from sitebuild.execution.template import (
+    LEARNED_FILE,
+    TEMPLATE_FAILED,
+    Preload,
+    Template,
+    learned_preload,
+    remember_preload,
+)
+from sitebuild.source.read import read_page
+
+NUMERIC = Preload(required=("numpy", "pandas", "matplotlib.pyplot"))
+
+PAGE = """---
+title: Forked {n}
+summary: s
+---
+
+```python
+import os, sys
+import numpy as np
+import pandas  # all that is preloaded: the records must then be the same
+import matplotlib
+import matplotlib.pyplot as plt
+from pathlib import Path
+print(Path("data.txt").read_text().strip(), os.environ.get("PAGE_SETTING"), sorted(os.listdir("listed")))
+print(os.getcwd() == {root!r}, sys.argv[1:2], os.environ.get("JE_ARROW_MALLOC_CONF"))
+print("linewidth", matplotlib.rcParams["lines.linewidth"], "figures", plt.get_fignums())
+matplotlib.rcParams["lines.linewidth"] = 7.0
+os.environ["PAGE_SETTING"] = "changed by page {n}"
+print("draw", np.random.random())
+```
+
+```python {{caption="A line"}}
+fig, ax = plt.subplots(figsize=(2, 2))
+ax.plot([0, 1], [1, 0])
+ax.set_title("forked {n}")
+```
+"""
+
+
+def project(root, pages: int = 1):
+    """A project at ``root`` with ``pages`` copies of :data:`PAGE`, its data file and folder."""
+    (root / "explainers").mkdir()
+    (root / "data.txt").write_text("read from data.txt\n")
+    (root / "listed").mkdir()
+    (root / "listed" / "a.csv").write_text("x\n")
+    jobs = []
+    for n in range(1, pages + 1):
+        path = root / "explainers" / f"forked-{n}.md"
+        path.write_text(PAGE.format(n=n, root=str(root)))
+        page = read_page(path, root)
+        jobs.append(ExecutionJob(slug=page.slug, rel_path=page.rel_path, root=str(root),
+                                 notebook=kernel_notebook(page), timeout=120))
+    return jobs
+
+
+@pytest.fixture
+def notes():
+    """What the kernels say once in the build output, collected here."""
+    said: list[str] = []
+    _NOTED.clear()
+    NOTE_SINK.append(said.append)
+    yield said
+    NOTE_SINK.remove(said.append)
+    _NOTED.clear()
+
+
+def texts(result, n: int) -> list[str]:
+    return [o.text for o in result.blocks[n] if o.kind == "stream"]
+
+
+def run_both(jobs, preload: Preload = NUMERIC, workers: int = 1):
+    """The results of ``jobs`` on fresh kernels, then on kernels forked from a template."""
+    results = []
+    in_own_thread(lambda: results.append(execute_pages(jobs, workers)))()
+    in_own_thread(lambda: results.append(execute_pages(jobs, workers, preload=preload)))()
+    return results
+
+
+def test_a_forked_kernel_gives_the_outputs_and_record_of_a_fresh_one(tmp_path, monkeypatch, notes):
+    monkeypatch.setenv("PAGE_SETTING", "from the build")
+    jobs = project(tmp_path, pages=2)
+    fresh, forked = run_both(jobs)
+    assert notes == []  # the template served: nothing to say
+    for slug in fresh:
+        a, b = fresh[slug], forked[slug]
+        assert a.error is None and b.error is None, (a.error, b.error)
+        lines_a, lines_b = texts(a, 1)[0].splitlines(), texts(b, 1)[0].splitlines()
+        assert lines_a[:3] == lines_b[:3] == [
+            "read from data.txt from the build ['a.csv']", "True ['-f'] None", "linewidth 1.5 figures []"]
+        assert a.figures == b.figures and len(b.figures) == 2  # light and dark
+        assert a.blocks[2] == b.blocks[2]  # the figure, drawn the same
+        assert sorted(a.trace["files"]) == sorted(b.trace["files"]) and "data.txt" in b.trace["files"]
+        assert a.trace["env"] == b.trace["env"] and a.trace["env"]["PAGE_SETTING"] == "from the build"
+        assert a.trace["listings"] == b.trace["listings"] and "listed" in b.trace["listings"]
+        assert set(a.trace["packages"]) <= set(b.trace["packages"])
+        assert {"numpy", "pandas", "matplotlib"} <= set(b.trace["packages"])  # preloaded counts as imported
+    draws = {texts(r, 1)[0].splitlines()[3] for r in forked.values()}
+    assert len(draws) == 2  # each forked page has a random state of its own
+
+
+def test_kernels_forked_for_two_workers_run_numpy_scipy_and_sklearn_without_deadlock(tmp_path, notes):
+    (tmp_path / "explainers").mkdir()
+    jobs = []
+    for n in range(1, 4):
+        path = tmp_path / "explainers" / f"numeric-{n}.md"
+        path.write_text(NUMERIC_PAGE)
+        page = read_page(path, tmp_path)
+        jobs.append(ExecutionJob(slug=page.slug, rel_path=page.rel_path, root=str(tmp_path),
+                                 notebook=kernel_notebook(page), timeout=90))
+    preload = Preload(required=("numpy", "scipy.stats", "scipy.linalg", "sklearn.linear_model"))
+    results = execute_pages(jobs, 2, preload=preload)
+    assert notes == []
+    for result in results.values():
+        assert result.error is None, result.error
+        assert texts(result, 1) == ["solved True fitted True 2 2\n"]
+
+
+NUMERIC_PAGE = """---
+title: Numeric
+summary: s
+---
+
+```python
+import threading
+import numpy as np
+import pandas  # all that is preloaded: the records must then be the same
+from joblib import Parallel, delayed
+from scipy import linalg, stats
+from sklearn.linear_model import LogisticRegression
+rng = np.random.default_rng(1)
+a = rng.normal(size=(300, 300)) + 300 * np.eye(300)
+x = linalg.solve(a, np.ones(300))
+y = (rng.random(400) < 0.5).astype(int)
+model = LogisticRegression().fit(rng.normal(size=(400, 5)), y)
+squares = Parallel(n_jobs=2)(delayed(pow)(i, 2) for i in range(4))
+print("solved", bool(np.allclose(a @ x, 1)), "fitted", model.coef_.shape == (1, 5),
+      len(stats.describe(squares)[1]), 2)
+```
+"""
+
+
+def test_a_preload_that_fails_starts_kernels_normally_and_says_so_once(tmp_path, notes):
+    jobs = project(tmp_path, pages=2)
+    results = []
+    in_own_thread(lambda: results.append(
+        execute_pages(jobs, 1, preload=Preload(required=("numpy", "no_such_module_here")))))()
+    assert all(r.error is None for r in results[0].values())
+    assert notes == [TEMPLATE_FAILED.format(
+        reason="preloading no_such_module_here failed: ModuleNotFoundError: No module named 'no_such_module_here'")]
+
+
+def test_a_module_from_outside_the_installation_is_never_preloaded(tmp_path, notes):
+    jobs = project(tmp_path, pages=2)
+    (tmp_path / "localmod.py").write_text("VALUE = 1\n")
+    results = []
+    in_own_thread(lambda: results.append(execute_pages(jobs, 1, preload=Preload(required=("localmod",)))))()
+    assert all(r.error is None for r in results[0].values())
+    assert len(notes) == 1 and "preloading localmod failed: ModuleNotFoundError" in notes[0]
+
+
+def test_a_template_with_a_thread_running_is_not_forked(tmp_path, notes, monkeypatch):
+    monkeypatch.setattr(template_module, "TEMPLATE_ONLY_ENVIRONMENT", {})  # pyarrow's jemalloc starts its thread
+    jobs = project(tmp_path, pages=2)
+    results = []
+    in_own_thread(lambda: results.append(execute_pages(jobs, 1, preload=Preload(required=("pyarrow",)))))()
+    assert all(r.error is None for r in results[0].values())
+    assert notes == [TEMPLATE_FAILED.format(
+        reason="1 thread(s) run in the template after its imports (forking would copy them dead)")]
+
+
+def test_a_template_that_dies_mid_build_leaves_its_pages_to_start_normally(tmp_path, notes):
+    jobs = project(tmp_path, pages=3)
+    template = Template.start(str(tmp_path), kernel_environment(str(tmp_path)), NUMERIC)
+    queue, done = list(jobs), []
+
+    def finished(result):
+        done.append(result)
+        if len(done) == 1:  # the next page's kernel is forked already: it must keep running
+            os.kill(template.pid, signal.SIGKILL)
+            template.process.wait()
+    try:
+        in_own_thread(lambda: run_in_order(lambda: queue.pop(0) if queue else None, lambda: bool(queue),
+                                           finished, template))()
+    finally:
+        template.stop()
+    assert [r.error for r in done] == [None, None, None]
+    assert len(notes) == 1 and notes[0].startswith("kernels start normally: the kernel template could not serve")
+
+
+def test_sigterm_to_the_build_leaves_neither_the_template_nor_a_kernel(tmp_path):
+    (tmp_path / "explainers").mkdir()
+    (tmp_path / "site.yaml").write_text("preload: [numpy]\n")
+    shutil.copytree(TEMPLATES, tmp_path / "templates")
+    for n in range(1, 5):
+        (tmp_path / "explainers" / f"slow-{n}.md").write_text(
+            f"---\ntitle: Slow {n}\nsummary: s\n---\n\n```python\nimport time\ntime.sleep(60)\n```\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
+    build = subprocess.Popen([sys.executable, str(REPO / "build.py"), "build", "--root", str(tmp_path),
+                              "--jobs", "2"],
+                             cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        seen = wait_for_kernels(build.pid, count=2)
+        build.send_signal(signal.SIGTERM)
+        build.wait(timeout=30)
+    finally:
+        if build.poll() is None:
+            build.kill()
+    assert build.returncode == 130
+    time.sleep(0.5)
+    alive = [p for p in seen if alive_process(p)]
+    assert alive == []
+
+
+def wait_for_kernels(pid: int, count: int) -> list[psutil.Process]:
+    """The build's processes once ``count`` forked kernels run its pages (the template's
+    children, each a kernel of its own session)."""
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        processes = psutil.Process(pid).children(recursive=True)
+        templates = [p for p in processes if "sitebuild-template" in " ".join(_cmdline(p))]
+        kernels = [c for t in templates for c in _children(t)]
+        if templates and len(kernels) >= count:
+            return processes + kernels
+        time.sleep(0.2)
+    raise AssertionError("the build's kernels were never forked")
+
+
+def _cmdline(process: psutil.Process) -> list[str]:
+    try:
+        return process.cmdline()
+    except psutil.Error:
+        return []
+
+
+def _children(process: psutil.Process) -> list[psutil.Process]:
+    try:
+        return process.children()
+    except psutil.Error:
+        return []
+
+
+def alive_process(process: psutil.Process) -> bool:
+    try:
+        return process.is_running() and process.status() != psutil.STATUS_ZOMBIE
+    except psutil.Error:
+        return False
+
+
+def test_the_learned_preload_is_kept_for_the_next_build(tmp_path):
+    assert learned_preload(tmp_path) == ()
+    remember_preload(tmp_path, {"numpy", "pandas", "_cffi_backend", "pydevd", "matplotlib.pyplot", "scipy._lib",
+                                "numpy.tests"})
+    assert learned_preload(tmp_path) == ("matplotlib.pyplot", "numpy", "pandas")
+    remember_preload(tmp_path, {"scipy.stats"}, replace=False)  # only some pages ran: the rest is kept
+    assert learned_preload(tmp_path) == ("matplotlib.pyplot", "numpy", "pandas", "scipy.stats")
+    remember_preload(tmp_path, {"scipy.stats"})
+    assert learned_preload(tmp_path) == ("scipy.stats",)
+    (tmp_path / LEARNED_FILE).write_text("{broken")
+    assert learned_preload(tmp_path) == ()
+
+
+def test_a_build_with_preload_learned_learns_what_its_pages_imported(tmp_path):
+    from site_helpers import site_config
+
+    from sitebuild.commands.build import run_build
+
+    (tmp_path / "explainers").mkdir()
+    (tmp_path / "site.yaml").write_text("preload: learned\n")
+    for n in (1, 2):
+        (tmp_path / "explainers" / f"learn-{n}.md").write_text(
+            f"---\ntitle: Learn {n}\nsummary: s\n---\n\n```python\nimport scipy.special\nprint({n})\n```\n")
+    config = site_config(tmp_path, jobs=2)
+    summary = run_build(config)
+    assert summary.ok, [str(p) for p in summary.problems]
+    learned = learned_preload(config.cache_dir)
+    assert {"scipy", "scipy.special", "numpy"} <= set(learned)
+    assert not any(name.startswith("_") or "._" in name for name in learned)
