@@ -39,15 +39,17 @@ from sitebuild.quotes.results import Status, format_problem  # noqa: E402
 from sitebuild.quotes.stage import INLINE_MESSAGE, check_page_quotes, lock_path_for  # noqa: E402
 
 
-def load_site(root: Path):
-    """The site's config, pages and executions (from the cache, run when missing)."""
-    from sitebuild.commands.build import gather_executions
-    from sitebuild.source.page_cache import read_pages_cached
+def load_site(root: Path, cache_dir: Path | None = None):
+    """The site's config, pages and executions (from the cache, run when missing), by the
+    build's own read, order and execute stages."""
+    from sitebuild.commands.build import execute_stage, order_stage, read_stage
+    from sitebuild.execution.order import load_feeds
 
-    config = make_config(root, jobs=2)
-    pages, _ = read_pages_cached(config.source, config.root, config.cache_dir)
-    executed, _, _, _ = gather_executions(config, pages, lambda line: None)
-    return config, pages, executed
+    config = make_config(root, jobs=2, **({"cache_dir": cache_dir} if cache_dir else {}))
+    read = read_stage(config)
+    order = order_stage(read.pages, load_feeds(config.cache_dir))
+    executions = execute_stage(config, read.pages, order, lambda line: None)
+    return config, list(read.pages), executions.pages
 
 
 def failing_lines(quotes) -> set[int]:
@@ -88,9 +90,9 @@ def coincidence_mutant(text: str, printed: list) -> str | None:
     return None
 
 
-def run(root: Path, show_missed: bool, show_problems: bool) -> int:
+def run(root: Path, show_missed: bool, show_problems: bool, cache_dir: Path | None = None) -> int:
     started = time.monotonic()
-    config, pages, executed = load_site(root)
+    config, pages, executed = load_site(root, cache_dir)
     lock = load_lock(lock_path_for(config.source))
     loaded = time.monotonic() - started
     totals = {"coincidence": [0, 0], "digit": [0, 0]}
@@ -143,8 +145,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--root", type=Path, default=ROOT)
     parser.add_argument("--missed", action="store_true", help="list the mutants that were not caught")
     parser.add_argument("--problems", action="store_true", help="list the problems of the unmutated pages")
+    parser.add_argument("--cache-dir", type=Path, default=None, help="the execution cache (default: the site's)")
     args = parser.parse_args(argv)
-    return run(args.root.resolve(), args.missed, args.problems)
+    return run(args.root.resolve(), args.missed, args.problems, args.cache_dir)
 
 
 if __name__ == "__main__":

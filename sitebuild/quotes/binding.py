@@ -146,15 +146,35 @@ def _choices(keyed: list[tuple[ProseNumber, int]], chooser: Chooser, bindings: "
     """The choice of every prose number: by words, then one row per sentence, then the
     lock's memory for a tie."""
     bound: list[_Bound] = []
-    for item, occurrence in keyed:
-        if item.exempt_reason:
+    all_words = _sentence_words(keyed)
+    for (item, occurrence), words in zip(keyed, all_words):
+        if item.exempt_reason or words is None:
             bound.append(_Bound(Choice(None)))
             continue
-        words = ProseWords.of(item)
         ranked = tuple(chooser.ranked(item.number, words))
         bound.append(_Bound(choose_from(list(ranked)), ranked, bindings.claim(item, occurrence), words))
     bound = _one_row_per_sentence(keyed, bound)
     return [_remembered(b) for b in bound]
+
+
+def _sentence_words(keyed: list[tuple[ProseNumber, int]]) -> list[ProseWords | None]:
+    """The words of each prose number (None when exempt); the words next to a later number
+    of its sentence are that number's alone (:meth:`ProseWords.without`), while those of
+    an earlier one stay: a subject said once serves the numbers after it ("the p-value of
+    the large sample is 0.001, and of the small one 0.21")."""
+    words = [None if item.exempt_reason else ProseWords.of(item) for item, _ in keyed]
+    near_by_sentence: dict[tuple[int, int], list[tuple[int, frozenset[str]]]] = {}
+    for position, ((item, _), own) in enumerate(zip(keyed, words)):
+        if own is not None:
+            near_by_sentence.setdefault(item.sentence_key, []).append((position, own.near()))
+    result: list[ProseWords | None] = []
+    for position, ((item, _), own) in enumerate(zip(keyed, words)):
+        if own is None or item.sentence_key == (-1, -1):
+            result.append(own)
+            continue
+        others = frozenset().union(*(near for at, near in near_by_sentence[item.sentence_key] if at > position))
+        result.append(own.without(others))
+    return result
 
 
 def _row_of(output: OutputNumber) -> tuple[int, int, int]:

@@ -8,10 +8,13 @@ under another label is never chosen for it.
 A prose number's words, each with a weight (a word takes its highest weight):
 
 ====================================================  ======================
-the words of its clause next to it (a few each side)  :data:`NEAR_WEIGHT`
+the words of its clause next to it (a few each side;  :data:`NEAR_WEIGHT`
+those after it only when no words precede it or
+they do not run into the clause's next number)
 the header of its column and the label of its row,    :data:`NEAR_WEIGHT`
 in a table of the prose
-the other words of its sentence, its parent list item  :data:`SENTENCE_WEIGHT`
+the other words of its sentence (less those next to    :data:`SENTENCE_WEIGHT`
+a later number of it), its parent list item
 the headings above it                                 :data:`AROUND_WEIGHT`
 ====================================================  ======================
 
@@ -20,8 +23,10 @@ printed before it on its line, its column header, its row's label cells, or for 
 last expression the expression's source) and the other words of its line.
 
 Its score for one prose number is the weight of every label word the prose uses, less
-:data:`UNUSED_LABEL_PENALTY` for every label word it does not use (a row's label cells
-aside: a sentence names a row by some of its cells, seldom all), plus
+:data:`UNUSED_LABEL_PENALTY` for every label word it does not use (a row's text cells
+aside: a sentence names a row by some of its cells, seldom all; but the index cells of an
+HTML table name the row as a whole, and one the sentence leaves out costs
+:data:`UNUSED_INDEX_PENALTY`), plus
 :data:`LINE_SHARE` of the weight of the line's other words the prose uses, plus
 :data:`ADJACENT_BONUS` when the label's word right next to the output number is the
 word right next to the prose number ("over 200 seeds" and ``200 seeds: ...``), or both
@@ -41,7 +46,7 @@ printed with decimals, a percent or an exponent.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Sequence
 
 from sitebuild.quotes.extraction import ProseNumber
@@ -56,6 +61,7 @@ SENTENCE_WEIGHT = 1.0
 AROUND_WEIGHT = 0.5
 LINE_SHARE = 0.25
 UNUSED_LABEL_PENALTY = 0.5
+UNUSED_INDEX_PENALTY = 1.0
 MINIMUM_SCORE = 1.0
 MARGIN = 1.0
 NEAR_BEFORE, NEAR_AFTER = 6, 3
@@ -92,7 +98,8 @@ class ProseWords:
         text_before = RANGE_LOW_END.sub("", item.before) if end == RANGE_HIGH else item.before
         before = word_list(CLAUSE_BREAK.split(text_before)[-1] if text_before else "")
         after = word_list(CLAUSE_BREAK.split(item.after)[0] if item.after else "")
-        _add(weights, " ".join(before[-NEAR_BEFORE:] + after[:NEAR_AFTER]), NEAR_WEIGHT)
+        near_after = [] if before and _leads_to_a_number(item.after) else after[:NEAR_AFTER]
+        _add(weights, " ".join(before[-NEAR_BEFORE:] + near_after), NEAR_WEIGHT)
         _add(weights, around.column_header + " " + around.row_label, NEAR_WEIGHT)
         keys = frozenset(key for n in find_numbers(item.before + " " + item.after) if (key := count_key(n)))
         return cls(weights, tuple(before), tuple(after), end, keys)
@@ -103,12 +110,24 @@ class ProseWords:
         score = 0.0
         for word in candidate.label_words:
             weight = weights.get(word, 0.0)
-            score += weight if weight else (0.0 if word in candidate.row_words else -UNUSED_LABEL_PENALTY)
+            score += weight if weight else -_unused_penalty(word, candidate)
         for word in candidate.line_words - candidate.label_words:
             score += LINE_SHARE * weights.get(word, 0.0)
         if candidate.adjacent and candidate.adjacent in self.adjacent():
             score += ADJACENT_BONUS
         return score + KEY_WEIGHT * len(self.keys & candidate.keys)
+
+    def near(self) -> frozenset[str]:
+        """The words of its clause next to it."""
+        return frozenset(word for word, weight in self.weights.items() if weight >= NEAR_WEIGHT)
+
+    def without(self, others: frozenset[str]) -> "ProseWords":
+        """These words less ``others`` (the words next to the sentence's later numbers),
+        except those next to this number too: "a raw p of 0.006, but a Holm p of 0.081"
+        gives "Holm" to 0.081 alone."""
+        near = self.near()
+        kept = {word: weight for word, weight in self.weights.items() if word in near or word not in others}
+        return replace(self, weights=kept)
 
     def adjacent(self) -> tuple[str, ...]:
         """The words right next to the number in its clause, before and after."""
@@ -119,6 +138,21 @@ class ProseWords:
     def words(self) -> frozenset[str]:
         """Every word, whatever its weight."""
         return frozenset(self.weights)
+
+
+def _unused_penalty(word: str, candidate: OutputNumber) -> float:
+    """What a label word the prose does not use costs: nothing for a row's text cells, the
+    most for its index cells, :data:`UNUSED_LABEL_PENALTY` for any other."""
+    if word in candidate.index_words:
+        return UNUSED_INDEX_PENALTY
+    return 0.0 if word in candidate.row_words else UNUSED_LABEL_PENALTY
+
+
+def _leads_to_a_number(after: str) -> bool:
+    """True when the clause after a number runs into another number ("the gap of -0.146
+    has a raw p of 0.006"): its words are the next number's label, not this one's."""
+    found = CLAUSE_BREAK.search(after)
+    return found is not None and found.group()[:1].isdigit()
 
 
 def _add(weights: dict[str, float], text: str, weight: float) -> None:

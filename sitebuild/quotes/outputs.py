@@ -11,7 +11,7 @@ the left column under a header that leaves it blank (how pandas prints an index)
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Mapping, Protocol, Sequence
 
@@ -64,7 +64,9 @@ class OutputNumber:
     0.70``; empty in a table); ``row_words`` are the label's words that come from its
     row's label cells (a sentence names a row by some of them, seldom all); ``keys`` the
     counts printed on its line besides it (``200`` in ``200 rows: p < 0.05 in 38%``), which
-    name the line the way a row label does (see :func:`count_key`)."""
+    name the line the way a row label does (see :func:`count_key`); ``index_words`` the row
+label words that come from the index cells of an HTML table (``<th>``), which name the
+row as a whole: a sentence about another row would use them."""
 
     ref: OutputRef
     number: Number
@@ -77,6 +79,7 @@ class OutputNumber:
     adjacent: str = ""
     row_words: frozenset[str] = field(default_factory=frozenset)
     keys: frozenset[str] = field(default_factory=frozenset)
+    index_words: frozenset[str] = field(default_factory=frozenset)
 
 
 class _CapturedOutput(Protocol):
@@ -150,9 +153,9 @@ def index_outputs(outputs: Sequence[OutputText]) -> list[OutputNumber]:
             counts = [count_key(n) for n in numbers[line_number]]
             for index, number in enumerate(numbers[line_number]):
                 ref = OutputRef(output.block, output.output, line_number, index)
-                adjacent, row = "", frozenset()
+                adjacent, row, index_words = "", frozenset(), frozenset()
                 if table is not None:
-                    label, words, is_index, row = _table_label(table, line_number, number)
+                    label, words, is_index, row, index_words = _table_label(table, line_number, number)
                 else:
                     row = frozenset(row_labels.get(line_number, []))
                     label, words, adjacent = _text_label(lines, numbers, line_number, index,
@@ -166,7 +169,7 @@ def index_outputs(outputs: Sequence[OutputText]) -> list[OutputNumber]:
                     words = words | frozenset(shown)
                 keys = frozenset(key for i, key in enumerate(counts) if key and i != index)
                 found.append(OutputNumber(ref, number, line_text, shape, label, words, is_index,
-                                          frozenset(label.split()), adjacent, row, keys))
+                                          frozenset(label.split()), adjacent, row, keys, index_words))
     return found
 
 
@@ -334,45 +337,74 @@ def _under_blank_header(lines: list[str], numbers: list[list[Number]], line: int
 
 @dataclass(frozen=True)
 class _Cell:
+    """A cell of an HTML table: its text, whether it is a ``<th>``, where it starts in the
+    row's joined line (-1 for a cell carried down from a row above by its ``rowspan``,
+    which the line does not show), and the columns it covers in the table's grid."""
+
     text: str
     header: bool
-    start: int  # where the cell starts in the row's joined line
+    start: int
+    column: int = 0
+    width: int = 1
+
+    def covers(self, column: int) -> bool:
+        """True when the cell spans grid column ``column``."""
+        return self.column <= column < self.column + self.width
 
 
 def _html_cells(html: str) -> list[list[_Cell]]:
-    from sitebuild.execution.html_tables import table_cells
+    """The table's rows as cells placed on its grid: a cell with a ``rowspan`` (pandas
+    writes an outer index label once for its rows) is carried into the rows below it, so
+    that every row has its row labels and each value cell the column of its header."""
+    from sitebuild.execution.html_tables import table_cells, table_spans
 
-    table = []
-    for row in table_cells(html):
-        cells, position = [], 0
-        for text, header in row:
-            cells.append(_Cell(text, header, position))
+    table: list[list[_Cell]] = []
+    carried: dict[int, tuple[_Cell, int]] = {}  # grid column -> (cell from above, rows it still covers)
+    for row, spans in zip(table_cells(html), table_spans(html)):
+        cells, started = [], {}
+        position = column = 0
+        for (text, header), (rows_spanned, width) in zip(row, spans):
+            while column in carried:
+                column += carried[column][0].width
+            cell = _Cell(text, header, position, column, width)
+            cells.append(cell)
+            if rows_spanned > 1:
+                started[column] = (cell, rows_spanned - 1)
             position += len(text) + len(CELL_SEPARATOR)
+            column += width
+        cells.extend(replace(cell, start=-1) for cell, _ in carried.values())
+        carried = {k: (cell, left - 1) for k, (cell, left) in carried.items() if left > 1} | started
         table.append(cells)
     return table
 
 
 def _table_label(table: list[list[_Cell]], line: int,
-                 number: Number) -> tuple[str, frozenset[str], bool, frozenset[str]]:
+                 number: Number) -> tuple[str, frozenset[str], bool, frozenset[str], frozenset[str]]:
+    """The label of a number in an HTML table row (its column's header words, then its
+    row's label cells), the words of its line, whether it is an index or header cell, the
+    row label words and those of them from index cells."""
     row = table[line]
-    column = next((i for i, cell in enumerate(row) if cell.start <= number.start < cell.start + len(cell.text) + 1), 0)
-    cell = row[column] if row else None
-    header_row = all(c.header for c in row)
+    shown = [c for c in row if c.start >= 0]
+    cell = next((c for c in shown if c.start <= number.start < c.start + len(c.text) + 1), None)
+    header_row = all(c.header for c in shown)
     is_index = cell is None or cell.header
-    headers = [r for r in table[:line] if r and all(c.header for c in r)] if not header_row else []
-    column_words = [w for r in headers for w in word_list(_column_text(r, row, column))]
+    headers = [r for r in table[:line] if r and all(c.header for c in r if c.start >= 0)] if not header_row else []
+    column_words = [w for r in headers for w in word_list(_column_text(r, row, cell))] if cell else []
     row_words = [w for c in row if (c.header or not find_numbers(c.text)) and c is not cell for w in word_list(c.text)]
     label = _unique(column_words + row_words + (word_list(cell.text) if cell else []))
     line_words = frozenset(w for c in row for w in word_list(c.text)) | frozenset(column_words)
     row_only = frozenset(row_words) - frozenset(column_words)
-    return " ".join(label), line_words, is_index or header_row, row_only
+    index_words = frozenset(w for c in row if c.header and c is not cell for w in word_list(c.text)) & row_only
+    return " ".join(label), line_words, is_index or header_row, row_only, index_words
 
 
-def _column_text(header: list[_Cell], row: list[_Cell], column: int) -> str:
-    """The header cell above ``column`` (header rows may lack the index's blank cell)."""
-    offset = len(row) - len(header)
-    position = column - offset if offset > 0 else column
-    return header[position].text if 0 <= position < len(header) else ""
+def _column_text(header: list[_Cell], row: list[_Cell], cell: _Cell) -> str:
+    """The header cell above ``cell`` on the grid (a header row narrower than the row, as
+    one that lacks the index's blank cells, is aligned on the right)."""
+    width = max((c.column + c.width for c in row), default=0)
+    header_width = max((c.column + c.width for c in header), default=0)
+    column = cell.column - max(0, width - header_width)
+    return next((c.text for c in header if c.start >= 0 and c.covers(column)), "")
 
 
 def _unique(words: list[str]) -> list[str]:

@@ -122,3 +122,34 @@ def test_a_frame_with_a_sparse_outer_index_keeps_the_outer_label():
 def test_words_after_a_number_that_opens_a_segment_name_it():
     assert labels("Credit: 1000 rows, 200 in the test split\n") == [
         ("1000", "row", False), ("200", "test split", False)]
+
+
+ROWSPAN_HTML = ("<table><thead><tr><th></th><th></th><th>gap</th><th>Holm p</th></tr></thead><tbody>"
+                "<tr><th rowspan=\"2\">race</th><th>parity</th><td>+0.24</td><td>0.001</td></tr>"
+                "<tr><th>opportunity</th><td>-0.15</td><td>0.081</td></tr>"
+                "<tr><th>race_x_sex</th><th>opportunity</th><td>+0.03</td><td>1.000</td></tr></tbody></table>")
+ROWSPAN_TEXT = " |  | gap | Holm p\nrace | parity | +0.24 | 0.001\nopportunity | -0.15 | 0.081\n" \
+               "race_x_sex | opportunity | +0.03 | 1.000"
+
+
+def test_a_cell_spanning_rows_labels_every_row_it_spans_and_the_columns_stay_aligned():
+    found = labels(ROWSPAN_TEXT, ROWSPAN_HTML)
+    assert [(t, label) for t, label, index in found if not index] == [
+        ("+0.24", "gap race parity"), ("0.001", "holm p race parity"),
+        ("-0.15", "gap opportunity race"), ("0.081", "holm p opportunity race"),
+        ("+0.03", "gap race x sex opportunity"), ("1.000", "holm p race x sex opportunity")]
+
+
+def test_an_index_cell_the_sentence_leaves_out_counts_against_its_row():
+    table = OutputText(0, 0, ROWSPAN_TEXT, ROWSPAN_HTML)
+    assert chosen("For race, the opportunity gap is -0.15.", table) == ["opportunity | -0.15 | 0.081"]
+
+
+def test_the_words_next_to_a_later_number_of_the_sentence_are_its_own():
+    from sitebuild.quotes import check_page
+
+    line = OutputText(0, 0, "opportunity gap -0.146: p 0.006, Holm p 0.081")
+    md = "The opportunity gap of -0.146 has a raw p of 0.006, but a Holm p of 0.081.\n"
+    results = check_page(md, "explainers/x.md", [line], [], []).results
+    assert [(r.text, r.status.value, r.label) for r in results] == [
+        ("-0.146", "verified", "opportunity gap"), ("0.006", "verified", "p"), ("0.081", "verified", "holm p")]

@@ -148,3 +148,13 @@ def test_check_does_not_write_the_lock_and_fix_never_touches_a_claim(with_claims
     page = (root / "explainers" / "claim-kinds.md").read_text()
     assert "[rate of women is 0.30]{check=\"rate > 0.2\"}" in page  # a claim's words stay as written
     assert [r.text for fix in fixes for r in fix.left if fix.path == "explainers/claim-kinds.md"] == ["0.30"]
+
+
+def test_a_claim_past_the_timeout_is_reported_as_that_claim_at_its_line(tmp_path):
+    root = tmp_path / "site"
+    (root / "explainers").mkdir(parents=True)
+    shutil.copy(FIXTURE / "later" / "claim-timeout.md", root / "explainers" / "claim-timeout.md")
+    summary = run_build(config(root), check_only=True)
+    (problem,) = [p for p in summary.problems if p.path == "explainers/claim-timeout.md"]
+    assert problem.line == 16
+    assert "ran longer than its timeout of 3 s (stopped while evaluating the claim `settles()`)" in problem.message
