@@ -146,6 +146,8 @@ def index_outputs(outputs: Sequence[OutputText]) -> list[OutputNumber]:
             table = None
         numbers = [find_numbers(line) for line in lines]
         indexed = _text_index_positions(lines, numbers) if table is None else set()
+        if table is None:
+            indexed |= _header_positions(lines, numbers)
         shown = expression_words(output.expression)
         row_labels = _text_row_labels(lines, numbers, indexed) if table is None else {}
         for line_number, line_text in enumerate(lines):
@@ -192,8 +194,12 @@ def count_key(number: Number) -> str:
 #: The ends of a range written out ("-0.07 to +0.24", "[-0.03, +0.28]", "between 2 and 5"),
 #: which stand for the word next to each end: a range's low end and its high end.
 RANGE_LOW, RANGE_HIGH = "<range low>", "<range high>"
-_NEXT_IS_HIGH = re.compile(r"^\s*(?:to|–|—|and)\s*[<>≤≥]?\s*[+\-−]?\.?[0-9]"
+_NEXT_IS_HIGH = re.compile(r"^\s*(?:to|–|—)\s*[<>≤≥]?\s*[+\-−]?\.?[0-9]"
                            r"|^\s*,\s*[+\-−]?\.?[0-9][^\]\)]*[\]\)]")
+#: "between 2 and 5": "and" joins the ends of a range only after "between" ("-0.026 and
+#: -0.013" are two numbers).
+_AND_NEXT = re.compile(r"^\s*and\s*[<>≤≥]?\s*[+\-−]?\.?[0-9]")
+_BETWEEN_BEFORE = re.compile(r"\bbetween\s*$", re.IGNORECASE)
 _PREVIOUS_IS_LOW = re.compile(r"[0-9%]\s*(?:to|–|—)\s*$|between\s+[+\-−]?[0-9.,]+%?\s+and\s*$"
                               r"|[\[\(]\s*[+\-−]?[0-9.]+%?\s*,\s*$")
 
@@ -209,7 +215,7 @@ def range_end(before: str, after: str) -> str:
     """
     if _PREVIOUS_IS_LOW.search(before):
         return RANGE_HIGH
-    if _NEXT_IS_HIGH.search(after):
+    if _NEXT_IS_HIGH.search(after) or (_AND_NEXT.search(after) and _BETWEEN_BEFORE.search(before)):
         return RANGE_LOW
     return ""
 
@@ -278,18 +284,33 @@ def _words_naming(before: str, after: str, last: bool) -> tuple[list[str], str]:
 
 
 def _header_line(lines: list[str], numbers: list[list[Number]], line: int) -> str | None:
+    """The text of the header of the text table ``line`` belongs to (see :func:`_header_at`)."""
+    above = _header_at(lines, numbers, line)
+    return None if above is None else lines[above]
+
+
+def _header_at(lines: list[str], numbers: list[list[Number]], line: int) -> int | None:
     """The header of a text table the line belongs to: the line is columns (fields two
     spaces or more apart, as pandas prints them) and the header is the nearest line above
-    it, in the same run of non-blank lines, with words, no numbers and no ``:`` or ``=``."""
+    it, in the same run of non-blank lines, with words, no numbers (unless it opens the
+    run, its cells mostly words) and no ``:`` or ``=``."""
     if len(COLUMN_GAP.split(lines[line].strip())) < 2:
         return None
     for above in range(line - 1, -1, -1):
         text = lines[above]
         if not text.strip():
             return None
-        if not numbers[above] and word_list(text):
-            return None if ":" in text or "=" in text else text
+        if (not numbers[above] or _opens_a_table(lines, above)) and word_list(text):
+            return None if ":" in text or "=" in text else above
     return None
+
+
+def _opens_a_table(lines: list[str], line: int) -> bool:
+    """True for the first line of a run of column lines whose words outnumber its numbers
+    (a header such as ``design  gap sd  p < 0.05``: a column named by a number)."""
+    first = line == 0 or not lines[line - 1].strip()
+    cells = COLUMN_GAP.split(lines[line].strip())
+    return first and len(cells) >= 2 and sum(1 for cell in cells if word_list(cell)) > len(cells) / 2
 
 
 def _overlapping(header: str, start: int, end: int, number_start: int) -> str:
@@ -308,6 +329,12 @@ def _overlapping(header: str, start: int, end: int, number_start: int) -> str:
     near = [(max(s - end, number_start - e, 0), text) for s, e, text in cells if s < end and e > start]
     closest = min((gap for gap, _ in near), default=0)
     return " ".join(text for gap, text in near if gap == closest)
+
+
+def _header_positions(lines: list[str], numbers: list[list[Number]]) -> set[tuple[int, int]]:
+    """Every number of a text table's header line (``p < 0.05`` naming a column)."""
+    headers = {_header_at(lines, numbers, line) for line in range(len(lines))} - {None}
+    return {(line, index) for line in headers for index in range(len(numbers[line]))}
 
 
 def _text_index_positions(lines: list[str], numbers: list[list[Number]]) -> set[tuple[int, int]]:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from sitebuild.quotes.extraction import extract_prose_numbers
 from sitebuild.quotes.meaning import Chooser, ProseWords
-from sitebuild.quotes.outputs import RANGE_HIGH, RANGE_LOW, OutputText, index_outputs, outputs_from_blocks
+from sitebuild.quotes.outputs import RANGE_HIGH, RANGE_LOW, OutputText, index_outputs, outputs_from_blocks, range_end
 
 
 @dataclass
@@ -153,3 +153,14 @@ def test_the_words_next_to_a_later_number_of_the_sentence_are_its_own():
     results = check_page(md, "explainers/x.md", [line], [], []).results
     assert [(r.text, r.status.value, r.label) for r in results] == [
         ("-0.146", "verified", "opportunity gap"), ("0.006", "verified", "p"), ("0.081", "verified", "holm p")]
+
+
+def test_and_joins_the_ends_of_a_range_only_after_between():
+    assert range_end("gaps of ", " and -0.013") == ""
+    assert range_end("anywhere between ", " and 5") == RANGE_LOW
+
+
+def test_a_header_with_a_number_in_a_column_name_still_labels_its_columns():
+    text = "design  gap sd  p < 0.05\nrandom   0.068       30%\nbalanced 0.057       37%\n"
+    assert labels(text) == [("< 0.05", "p", True), ("0.068", "gap sd random", False), ("30%", "p random", False),
+                            ("0.057", "gap sd balanced", False), ("37%", "p balanced", False)]
