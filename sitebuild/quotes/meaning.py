@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import Sequence
+from typing import Iterable, Sequence
 
 from sitebuild.quotes.extraction import ProseNumber
 from sitebuild.quotes.numbers import Number, find_numbers
@@ -84,6 +84,7 @@ class ProseWords:
     after: tuple[str, ...] = ()
     range_end: str = ""
     keys: frozenset[str] = frozenset()
+    touching: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, item: ProseNumber, extra: str = "") -> "ProseWords":
@@ -102,7 +103,9 @@ class ProseWords:
         _add(weights, " ".join(before[-NEAR_BEFORE:] + near_after), NEAR_WEIGHT)
         _add(weights, around.column_header + " " + around.row_label, NEAR_WEIGHT)
         keys = frozenset(key for n in find_numbers(item.before + " " + item.after) if (key := count_key(n)))
-        return cls(weights, tuple(before), tuple(after), end, keys)
+        touching = _touching(reversed(RAW_WORD.findall(text_before)), before[-1:]) \
+            + _touching(iter(RAW_WORD.findall(item.after)), after[:1])
+        return cls(weights, tuple(before), tuple(after), end, keys, touching)
 
     def score(self, candidate: OutputNumber) -> float:
         """How well ``candidate``'s label and line match these words."""
@@ -133,7 +136,7 @@ class ProseWords:
         """The words right next to the number in its clause, before and after."""
         if self.range_end:
             return (self.range_end,)
-        return self.before[-1:] + self.after[:1]
+        return self.touching
 
     def words(self) -> frozenset[str]:
         """Every word, whatever its weight."""
@@ -146,6 +149,34 @@ def _unused_penalty(word: str, candidate: OutputNumber) -> float:
     if word in candidate.index_words:
         return UNUSED_INDEX_PENALTY
     return 0.0 if word in candidate.row_words else UNUSED_LABEL_PENALTY
+
+
+#: A word of the prose with what joins it to a number: letters, or a symbol.
+RAW_WORD = re.compile(r"[^\W\d_]+|[:=]")
+#: What may stand between a number and the word next to it, which still touches it
+#: ("the gap of -0.05", "p = 0.006", "0.109 of women"); any other word breaks the touch
+#: ("the rate with its 95% interval": "rate" does not touch 95%).
+LINKING_WORDS = frozenset({"of", "is", "was", "are", "were", "at", "in", "for", "a", "an", "the", "=", ":"})
+LINKS_ALLOWED = 2
+
+
+def _touching(raw: Iterable[str], content: list[str]) -> tuple[str, ...]:
+    """``content`` (the clause's content word next to the number, as a list of at most
+    one) when it touches the number: only linking words stand between them in ``raw`` (the
+    clause's raw words, from the number outwards)."""
+    if not content:
+        return ()
+    for links, word in enumerate(raw):
+        if _stem_like(word) == content[0]:
+            return tuple(content)
+        if word.casefold() not in LINKING_WORDS or links >= LINKS_ALLOWED:
+            return ()
+    return ()
+
+
+def _stem_like(word: str) -> str:
+    found = word_list(word)
+    return found[0] if found else ""
 
 
 def _leads_to_a_number(after: str) -> bool:

@@ -166,6 +166,10 @@ def index_outputs(outputs: Sequence[OutputText]) -> list[OutputNumber]:
                 adjacent = range_end(line_text[:number.start], line_text[number.end:]) or adjacent
                 if adjacent == RANGE_HIGH and not label and index and found:
                     label = found[-1].label  # "interval -0.05 to -0.02": the high end shares the low end's label
+                elif not label and index and found and LISTED_AFTER.match(line_text[numbers[line_number][index - 1].end:
+                                                                                    number.start]):
+                    label = found[-1].label  # "seeds 0-29 and 42": a number listed after another shares its label
+                    adjacent = adjacent or _listed_adjacent(found, ref)
                 if shown:
                     label = label or " ".join(shown)
                     words = words | frozenset(shown)
@@ -173,6 +177,17 @@ def index_outputs(outputs: Sequence[OutputText]) -> list[OutputNumber]:
                 found.append(OutputNumber(ref, number, line_text, shape, label, words, is_index,
                                           frozenset(label.split()), adjacent, row, keys, index_words))
     return found
+
+
+def _listed_adjacent(found: list[OutputNumber], ref: OutputRef) -> str:
+    """The word next to the first number of the list a number ends ("seeds 0-29 and 42":
+    "seed"), looking back along its line past the ends of ranges."""
+    for previous in reversed(found):
+        if (previous.ref.block, previous.ref.output, previous.ref.line) != (ref.block, ref.output, ref.line):
+            return ""
+        if previous.adjacent not in RANGE_ENDS:
+            return previous.adjacent
+    return ""
 
 
 def count_key(number: Number) -> str:
@@ -194,13 +209,16 @@ def count_key(number: Number) -> str:
 #: The ends of a range written out ("-0.07 to +0.24", "[-0.03, +0.28]", "between 2 and 5"),
 #: which stand for the word next to each end: a range's low end and its high end.
 RANGE_LOW, RANGE_HIGH = "<range low>", "<range high>"
+RANGE_ENDS = (RANGE_LOW, RANGE_HIGH)
+#: What stands between two numbers of a list ("0-29 and 42", "12, 15 or 20").
+LISTED_AFTER = re.compile(r"^\s*(?:,|and|or|&)\s*$")
 _NEXT_IS_HIGH = re.compile(r"^\s*(?:to|–|—)\s*[<>≤≥]?\s*[+\-−]?\.?[0-9]"
                            r"|^\s*,\s*[+\-−]?\.?[0-9][^\]\)]*[\]\)]")
 #: "between 2 and 5": "and" joins the ends of a range only after "between" ("-0.026 and
 #: -0.013" are two numbers).
 _AND_NEXT = re.compile(r"^\s*and\s*[<>≤≥]?\s*[+\-−]?\.?[0-9]")
 _BETWEEN_BEFORE = re.compile(r"\bbetween\s*$", re.IGNORECASE)
-_PREVIOUS_IS_LOW = re.compile(r"[0-9%]\s*(?:to|–|—)\s*$|between\s+[+\-−]?[0-9.,]+%?\s+and\s*$"
+_PREVIOUS_IS_LOW = re.compile(r"[0-9%]\s*(?:to|–|—)\s*$|[0-9]-$|between\s+[+\-−]?[0-9.,]+%?\s+and\s*$"
                               r"|[\[\(]\s*[+\-−]?[0-9.]+%?\s*,\s*$")
 
 
