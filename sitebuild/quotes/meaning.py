@@ -55,7 +55,7 @@ from sitebuild.quotes.outputs import RANGE_HIGH, OutputNumber, count_key, range_
 from sitebuild.quotes.words import word_list
 
 NEAR_WEIGHT = 3.0
-ADJACENT_BONUS = 6.0
+ADJACENT_BONUS = 3.0
 KEY_WEIGHT = 2.0
 SENTENCE_WEIGHT = 1.0
 AROUND_WEIGHT = 0.5
