@@ -40,7 +40,8 @@ number is ambiguous (or unbound when nothing scores).
 
 Candidates are of the prose number's kind: a count (an integer without ``%`` or
 ``x``) is chosen among outputs printed as integers, any other number among outputs
-printed with decimals, a percent or an exponent.
+printed with decimals, a percent or an exponent; a bound printed (``p < 0.05``) is a
+candidate only for a bound of the prose.
 """
 
 from __future__ import annotations
@@ -235,8 +236,9 @@ class Chooser:
         scored = []
         for position in positions:
             candidate = self.numbers[position]
-            if not candidate.label_words or not same_kind(prose, candidate.number):
-                continue
+            if not candidate.label_words or not same_kind(prose, candidate.number) \
+                    or (candidate.number.comparator and not prose.comparator):
+                continue  # a bound printed ("p < 0.05") states no value a plain number could quote
             key = (candidate.label, " ".join(candidate.line_text.split()), candidate.ref.index)
             if key in seen:
                 continue

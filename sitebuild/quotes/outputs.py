@@ -150,6 +150,12 @@ def index_outputs(outputs: Sequence[OutputText]) -> list[OutputNumber]:
             indexed |= _header_positions(lines, numbers)
         shown = expression_words(output.expression)
         row_labels = _text_row_labels(lines, numbers, indexed) if table is None else {}
+        if table is None:
+            for line_number, head in _section_heads(lines).items():
+                row_labels.setdefault(line_number, head)
+            for line_number, lead in _line_leads(lines, numbers).items():
+                if _header_line(lines, numbers, line_number) is None:
+                    row_labels[line_number] = _unique(lead + row_labels.get(line_number, []))
         for line_number, line_text in enumerate(lines):
             shape = mask_numbers(line_text, numbers=numbers[line_number])
             counts = [count_key(n) for n in numbers[line_number]]
@@ -162,6 +168,9 @@ def index_outputs(outputs: Sequence[OutputText]) -> list[OutputNumber]:
                     row = frozenset(row_labels.get(line_number, []))
                     label, words, adjacent = _text_label(lines, numbers, line_number, index,
                                                          row_labels.get(line_number, []))
+                    if _header_line(lines, numbers, line_number) is None and row and label:
+                        label = " ".join(_unique(label.split() + row_labels[line_number]))
+                        words = words | row
                     is_index = (line_number, index) in indexed
                 adjacent = range_end(line_text[:number.start], line_text[number.end:]) or adjacent
                 if adjacent == RANGE_HIGH and not label and index and found:
@@ -246,12 +255,50 @@ def _text_label(lines: list[str], numbers: list[list[Number]], line: int, index:
     header = _header_line(lines, numbers, line)
     column = word_list(_overlapping(header, start, here[index].end, here[index].start)) if header else []
     naming, adjacent = _words_naming(text[start:here[index].start], text[here[index].end:end], index + 1 == len(here))
+    if not naming:  # "sign opposite to seed 42 in 10%": the words of its segment before the previous number
+        naming = word_list(SEGMENT_BREAK.split(text[:here[index].start])[-1])[-LABEL_WORDS:]
     label = _unique(column + row_label if column else naming)
     return " ".join(label), frozenset(word_list(text) + (word_list(header) if header else [])), \
         "" if column else adjacent
 
 
 COLUMN_GAP = re.compile(r"\s{2,}")
+HEAD_END = re.compile(r"[:0-9]")
+
+
+def _line_leads(lines: list[str], numbers: list[list[Number]]) -> dict[int, list[str]]:
+    """The words that lead a printed line of several numbers, beyond the first number's own
+    label (``history model  false positive rate  Black 0.230 white 0.105``: "history model
+    false positive rate"), which name the whole line as a row label does."""
+    leads: dict[int, list[str]] = {}
+    for line, found in enumerate(numbers):
+        if len(found) < 2:
+            continue
+        before = lines[line][:found[0].start]
+        own, _ = _words_naming(before, lines[line][found[0].end:found[1].start], False)
+        lead = [word for word in word_list(before) if word not in own]
+        if lead:
+            leads[line] = lead
+    return leads
+
+
+def _section_heads(lines: list[str]) -> dict[int, list[str]]:
+    """The words of the head of each indented line: the nearest line above it, in the same
+    run of non-blank lines, indented less, up to its first number or ``:``
+    (``German Credit Lending (age): 1000 rows`` heads the lines indented under it, and
+    itself)."""
+    heads: dict[int, list[str]] = {}
+    for line, text in enumerate(lines):
+        depth = len(text) - len(text.lstrip())
+        if not depth or not text.strip():
+            continue
+        for above in range(line - 1, -1, -1):
+            if not lines[above].strip():
+                break
+            if len(lines[above]) - len(lines[above].lstrip()) < depth:
+                heads[line] = heads[above] = word_list(HEAD_END.split(lines[above], 1)[0])
+                break
+    return {line: words for line, words in heads.items() if words}
 
 
 def _text_row_labels(lines: list[str], numbers: list[list[Number]],
@@ -324,11 +371,12 @@ def _header_at(lines: list[str], numbers: list[list[Number]], line: int) -> int 
 
 
 def _opens_a_table(lines: list[str], line: int) -> bool:
-    """True for the first line of a run of column lines whose words outnumber its numbers
+    """True for the first line of a run of column lines most of whose cells are words alone
     (a header such as ``design  gap sd  p < 0.05``: a column named by a number)."""
     first = line == 0 or not lines[line - 1].strip()
     cells = COLUMN_GAP.split(lines[line].strip())
-    return first and len(cells) >= 2 and sum(1 for cell in cells if word_list(cell)) > len(cells) / 2
+    named = sum(1 for cell in cells if word_list(cell) and not find_numbers(cell))
+    return first and len(cells) >= 2 and named > len(cells) / 2
 
 
 def _overlapping(header: str, start: int, end: int, number_start: int) -> str:

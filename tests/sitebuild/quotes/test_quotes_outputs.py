@@ -121,7 +121,21 @@ def test_a_frame_with_a_sparse_outer_index_keeps_the_outer_label():
 
 def test_words_after_a_number_that_opens_a_segment_name_it():
     assert labels("Credit: 1000 rows, 200 in the test split\n") == [
-        ("1000", "row", False), ("200", "test split", False)]
+        ("1000", "row credit", False), ("200", "test split credit", False)]  # "Credit" leads the line
+
+
+def test_the_head_of_indented_lines_and_the_lead_of_a_line_name_its_numbers():
+    text = ("German Credit (age): 1000 rows\n  seed 42: gap +0.1265\n"
+            "Benefits (sex): 32561 rows\n  seed 42: gap -0.0909\n")
+    assert [label for t, label, _ in labels(text) if t.startswith(("+", "-"))] == [
+        "gap german credit age", "gap benefit sex"]
+    assert labels("history model  false positive rate  Black 0.230 white 0.105\n")[0][1] == \
+        "black history model false positive rate"
+
+
+def test_a_bound_printed_is_never_a_candidate_for_a_plain_number():
+    line = OutputText(0, 0, "significant (p < 0.05) in 27% of the splits")
+    assert chosen("Its p is 0.05.", line) == [""]
 
 
 ROWSPAN_HTML = ("<table><thead><tr><th></th><th></th><th>gap</th><th>Holm p</th></tr></thead><tbody>"
