@@ -65,8 +65,9 @@ class OutputNumber:
     row's label cells (a sentence names a row by some of them, seldom all); ``keys`` the
     counts printed on its line besides it (``200`` in ``200 rows: p < 0.05 in 38%``), which
     name the line the way a row label does (see :func:`count_key`); ``index_words`` the row
-label words that come from the index cells of an HTML table (``<th>``), which name the
-row as a whole: a sentence about another row would use them."""
+    label words that come from the index cells of an HTML table (``<th>``), or from the
+    head and the lead of a printed line, which name the row as a whole: a sentence about
+    another row would use them."""
 
     ref: OutputRef
     number: Number
@@ -171,6 +172,7 @@ def index_outputs(outputs: Sequence[OutputText]) -> list[OutputNumber]:
                     if _header_line(lines, numbers, line_number) is None and row and label:
                         label = " ".join(_unique(label.split() + row_labels[line_number]))
                         words = words | row
+                        index_words = row - frozenset(_text_label_words(lines, numbers, line_number, index))
                     is_index = (line_number, index) in indexed
                 adjacent = range_end(line_text[:number.start], line_text[number.end:]) or adjacent
                 if adjacent == RANGE_HIGH and not label and index and found:
@@ -219,8 +221,9 @@ def count_key(number: Number) -> str:
 #: which stand for the word next to each end: a range's low end and its high end.
 RANGE_LOW, RANGE_HIGH = "<range low>", "<range high>"
 RANGE_ENDS = (RANGE_LOW, RANGE_HIGH)
-#: What stands between two numbers of a list ("0-29 and 42", "12, 15 or 20").
-LISTED_AFTER = re.compile(r"^\s*(?:,|and|or|&)\s*$")
+#: What stands between the last two numbers of a list ("0-29 and 42", "15 or 20"); a comma
+#: does not (", 95% interval": the next number has words of its own).
+LISTED_AFTER = re.compile(r"^\s*(?:and|or|&)\s*$")
 _NEXT_IS_HIGH = re.compile(r"^\s*(?:to|–|—)\s*[<>≤≥]?\s*[+\-−]?\.?[0-9]"
                            r"|^\s*,\s*[+\-−]?\.?[0-9][^\]\)]*[\]\)]")
 #: "between 2 and 5": "and" joins the ends of a range only after "between" ("-0.026 and
@@ -260,6 +263,11 @@ def _text_label(lines: list[str], numbers: list[list[Number]], line: int, index:
     label = _unique(column + row_label if column else naming)
     return " ".join(label), frozenset(word_list(text) + (word_list(header) if header else [])), \
         "" if column else adjacent
+
+
+def _text_label_words(lines: list[str], numbers: list[list[Number]], line: int, index: int) -> list[str]:
+    """The words of a printed number's own label, without the row words of its line."""
+    return _text_label(lines, numbers, line, index, [])[0].split()
 
 
 COLUMN_GAP = re.compile(r"\s{2,}")
@@ -370,13 +378,19 @@ def _header_at(lines: list[str], numbers: list[list[Number]], line: int) -> int 
     return None
 
 
+#: The cells of words alone a header line with a number needs.
+HEADER_NAMED_CELLS = 3
+
+
 def _opens_a_table(lines: list[str], line: int) -> bool:
-    """True for the first line of a run of column lines most of whose cells are words alone
-    (a header such as ``design  gap sd  p < 0.05``: a column named by a number)."""
+    """True for the first line of a run of column lines most of whose cells are words alone,
+    at least :data:`HEADER_NAMED_CELLS` of them and twice as many as its numbers (a header
+    such as ``design  gap sd  interval width  p < 0.05``: a column named by a number)."""
     first = line == 0 or not lines[line - 1].strip()
     cells = COLUMN_GAP.split(lines[line].strip())
     named = sum(1 for cell in cells if word_list(cell) and not find_numbers(cell))
-    return first and len(cells) >= 2 and named > len(cells) / 2
+    return first and named >= HEADER_NAMED_CELLS and len(find_numbers(lines[line])) < named / 2 \
+        and named > len(cells) / 2
 
 
 def _overlapping(header: str, start: int, end: int, number_start: int) -> str:

@@ -175,6 +175,12 @@ def test_and_joins_the_ends_of_a_range_only_after_between():
 
 
 def test_a_header_with_a_number_in_a_column_name_still_labels_its_columns():
-    text = "design  gap sd  p < 0.05\nrandom   0.068       30%\nbalanced 0.057       37%\n"
-    assert labels(text) == [("< 0.05", "p", True), ("0.068", "gap sd random", False), ("30%", "p random", False),
-                            ("0.057", "gap sd balanced", False), ("37%", "p balanced", False)]
+    text = ("design    gap sd  interval width  p < 0.05\n"
+            "random     0.068           0.322       30%\n"
+            "balanced   0.057           0.242       37%\n")
+    found = [(t, label) for t, label, index in labels(text) if not index]
+    assert found == [("0.068", "gap sd random"), ("0.322", "interval width random"), ("30%", "p random"),
+                     ("0.057", "gap sd balanced"), ("0.242", "interval width balanced"), ("37%", "p balanced")]
+    assert labels(text)[0] == ("< 0.05", "p", True)  # the header's number names a column
+    assert labels("race        accuracy   gap -0.023 p 0.091\nsex         accuracy   gap -0.002 p 0.92\n")[0][1] \
+        == "gap race accuracy"  # a line of values with words is not a header
