@@ -98,7 +98,7 @@ class ProseWords:
         _add(weights, item.before + " " + item.after + " " + extra, SENTENCE_WEIGHT)
         end = range_end(item.before, item.after)
         text_before = RANGE_LOW_END.sub("", item.before) if end == RANGE_HIGH else item.before
-        before = word_list(CLAUSE_BREAK.split(text_before)[-1] if text_before else "")
+        before = _clause_before(text_before)
         after = word_list(CLAUSE_BREAK.split(item.after)[0] if item.after else "")
         near_after = [] if before and _leads_to_a_number(item.after) else after[:NEAR_AFTER]
         _add(weights, " ".join(before[-NEAR_BEFORE:] + near_after), NEAR_WEIGHT)
@@ -178,6 +178,23 @@ def _touching(raw: Iterable[str], content: list[str]) -> tuple[str, ...]:
 def _stem_like(word: str) -> str:
     found = word_list(word)
     return found[0] if found else ""
+
+
+#: A clause that ends with a comma or an opening bracket right before the number.
+APPOSITION = re.compile(r"[^\W\d_][^0-9,;:()\[\]]*[,(]\s*$")
+
+
+def _clause_before(text: str) -> list[str]:
+    """The words of the clause before a number; when the number stands alone after a comma
+    or a bracket ("the balanced accuracy of the baseline, 0.729, drops"), those of the
+    clause the comma closes."""
+    pieces = CLAUSE_BREAK.split(text) if text else [""]
+    words = word_list(pieces[-1])
+    if not words and len(pieces) > 1:
+        found = APPOSITION.search(text)
+        if found is not None:
+            return word_list(CLAUSE_BREAK.split(found.group().rstrip()[:-1])[-1])
+    return words
 
 
 def _leads_to_a_number(after: str) -> bool:

@@ -184,3 +184,12 @@ def test_a_header_with_a_number_in_a_column_name_still_labels_its_columns():
     assert labels(text)[0] == ("< 0.05", "p", True)  # the header's number names a column
     assert labels("race        accuracy   gap -0.023 p 0.091\nsex         accuracy   gap -0.002 p 0.92\n")[0][1] \
         == "gap race accuracy"  # a line of values with words is not a header
+
+
+def test_a_number_set_off_by_commas_takes_the_words_of_the_clause_before_it():
+    from sitebuild.quotes import check_page
+
+    line = OutputText(0, 0, "baseline: gap +0.078, balanced accuracy 0.729")
+    md = "The gap is +0.078, and the balanced accuracy of the baseline, 0.729, is lower.\n"
+    results = check_page(md, "explainers/x.md", [line], [], []).results
+    assert [(r.text, r.label) for r in results] == [("+0.078", "gap baseline"), ("0.729", "balanced accuracy baseline")]
