@@ -180,8 +180,8 @@ def _stem_like(word: str) -> str:
     return found[0] if found else ""
 
 
-#: A clause that ends with a comma or an opening bracket right before the number.
-APPOSITION = re.compile(r"[^\W\d_][^0-9,;:()\[\]]*[,(]\s*$")
+#: A clause that ends with a comma, a colon or an opening bracket right before the number.
+APPOSITION = re.compile(r"[^\W\d_][^0-9,;:()\[\]]*[,(:]\s*$")
 
 
 def _clause_before(text: str) -> list[str]:
