@@ -65,9 +65,8 @@ class OutputNumber:
     row's label cells (a sentence names a row by some of them, seldom all); ``keys`` the
     counts printed on its line besides it (``200`` in ``200 rows: p < 0.05 in 38%``), which
     name the line the way a row label does (see :func:`count_key`); ``index_words`` the row
-    label words that come from the index cells of an HTML table (``<th>``), or from the
-    head and the lead of a printed line, which name the row as a whole: a sentence about
-    another row would use them."""
+    label words that come from the index cells of an HTML table (``<th>``), which name the
+    row as a whole: a sentence about another row would use them."""
 
     ref: OutputRef
     number: Number
@@ -172,7 +171,6 @@ def index_outputs(outputs: Sequence[OutputText]) -> list[OutputNumber]:
                     if _header_line(lines, numbers, line_number) is None and row and label:
                         label = " ".join(_unique(label.split() + row_labels[line_number]))
                         words = words | row
-                        index_words = row - frozenset(_text_label_words(lines, numbers, line_number, index))
                     is_index = (line_number, index) in indexed
                 adjacent = range_end(line_text[:number.start], line_text[number.end:]) or adjacent
                 if adjacent == RANGE_HIGH and not label and index and found:
@@ -263,11 +261,6 @@ def _text_label(lines: list[str], numbers: list[list[Number]], line: int, index:
     label = _unique(column + row_label if column else naming)
     return " ".join(label), frozenset(word_list(text) + (word_list(header) if header else [])), \
         "" if column else adjacent
-
-
-def _text_label_words(lines: list[str], numbers: list[list[Number]], line: int, index: int) -> list[str]:
-    """The words of a printed number's own label, without the row words of its line."""
-    return _text_label(lines, numbers, line, index, [])[0].split()
 
 
 COLUMN_GAP = re.compile(r"\s{2,}")
