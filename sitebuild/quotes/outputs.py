@@ -175,6 +175,9 @@ def index_outputs(outputs: Sequence[OutputText]) -> list[OutputNumber]:
                 adjacent = range_end(line_text[:number.start], line_text[number.end:]) or adjacent
                 if adjacent == RANGE_HIGH and not label and index and found:
                     label = found[-1].label  # "interval -0.05 to -0.02": the high end shares the low end's label
+                elif adjacent == RANGE_LOW and not label and index and found and BRACKET_BEFORE.search(
+                        line_text[:number.start]):
+                    label = _unique_text(found[-1].label + " interval")  # "gap +0.126 [-0.026, +0.284]"
                 elif not label and index and found and LISTED_AFTER.match(line_text[numbers[line_number][index - 1].end:
                                                                                     number.start]):
                     label = found[-1].label  # "seeds 0-29 and 42": a number listed after another shares its label
@@ -219,9 +222,11 @@ def count_key(number: Number) -> str:
 #: which stand for the word next to each end: a range's low end and its high end.
 RANGE_LOW, RANGE_HIGH = "<range low>", "<range high>"
 RANGE_ENDS = (RANGE_LOW, RANGE_HIGH)
-#: What stands between the last two numbers of a list ("0-29 and 42", "15 or 20"); a comma
-#: does not (", 95% interval": the next number has words of its own).
-LISTED_AFTER = re.compile(r"^\s*(?:and|or|&)\s*$")
+#: What stands between the last two numbers of a list ("0-29 and 42", "15 or 20", "+0.045
+#: +0.244"); a comma does not (", 95% interval": the next number has words of its own).
+LISTED_AFTER = re.compile(r"^\s*(?:and|or|&)?\s*$")
+#: An interval written in brackets right after the number it is the interval of.
+BRACKET_BEFORE = re.compile(r"[0-9%]\s*[\[(]\s*$")
 _NEXT_IS_HIGH = re.compile(r"^\s*(?:to|–|—)\s*[<>≤≥]?\s*[+\-−]?\.?[0-9]"
                            r"|^\s*,\s*[+\-−]?\.?[0-9][^\]\)]*[\]\)]")
 #: "between 2 and 5": "and" joins the ends of a range only after "between" ("-0.026 and
@@ -505,6 +510,11 @@ def _column_text(header: list[_Cell], row: list[_Cell], cell: _Cell) -> str:
     header_width = max((c.column + c.width for c in header), default=0)
     column = cell.column - max(0, width - header_width)
     return next((c.text for c in header if c.start >= 0 and c.covers(column)), "")
+
+
+def _unique_text(text: str) -> str:
+    """``text`` with each word once, in order."""
+    return " ".join(_unique(text.split()))
 
 
 def _unique(words: list[str]) -> list[str]:

@@ -193,3 +193,9 @@ def test_a_number_set_off_by_commas_takes_the_words_of_the_clause_before_it():
     md = "The gap is +0.078, and the balanced accuracy of the baseline, 0.729, is lower.\n"
     results = check_page(md, "explainers/x.md", [line], [], []).results
     assert [(r.text, r.label) for r in results] == [("+0.078", "gap baseline"), ("0.729", "balanced accuracy baseline")]
+
+
+def test_an_interval_in_brackets_and_a_list_of_values_share_the_label_before_them():
+    found = labels("single split: gap +0.126 [-0.026, +0.284]\n5 folds: +0.045 +0.244 +0.095\n")
+    assert [label for _, label, _ in found] == ["gap single split", "gap single split interval",
+                                                "gap single split interval", "fold", "fold", "fold", "fold"]
