@@ -31,6 +31,8 @@ HTML table name the row as a whole, and one the sentence leaves out costs
 :data:`ADJACENT_BONUS` when the label's word right next to the output number is the
 word right next to the prose number ("over 200 seeds" and ``200 seeds: ...``), or both
 are the same end of a range written out ("from -0.07 to 0.24" and ``-0.07 to +0.24``),
+less :data:`RANGE_END_PENALTY` when the output number is an end of a range and the prose
+number is not ("38 young rows" and ``38 (27 to 47)``: the 38, not an end),
 plus :data:`KEY_WEIGHT` for every other count of its sentence that its line prints too
 ("with 200 rows, 38% of the samples" and ``200 rows: p < 0.05 in 38%``): a count names a
 line as a row label does. The prose number's own value never counts. The best
@@ -52,7 +54,7 @@ from typing import Iterable, Sequence
 
 from sitebuild.quotes.extraction import ProseNumber
 from sitebuild.quotes.numbers import Number, find_numbers
-from sitebuild.quotes.outputs import RANGE_HIGH, OutputNumber, count_key, range_end
+from sitebuild.quotes.outputs import RANGE_ENDS, RANGE_HIGH, OutputNumber, count_key, range_end
 from sitebuild.quotes.words import word_list
 
 NEAR_WEIGHT = 3.0
@@ -63,6 +65,7 @@ AROUND_WEIGHT = 0.5
 LINE_SHARE = 0.25
 UNUSED_LABEL_PENALTY = 0.5
 UNUSED_INDEX_PENALTY = 1.0
+RANGE_END_PENALTY = 1.0
 MINIMUM_SCORE = 1.0
 MARGIN = 1.0
 NEAR_BEFORE, NEAR_AFTER = 6, 3
@@ -119,6 +122,8 @@ class ProseWords:
             score += LINE_SHARE * weights.get(word, 0.0)
         if candidate.adjacent and candidate.adjacent in self.adjacent():
             score += ADJACENT_BONUS
+        elif candidate.adjacent in RANGE_ENDS and not self.range_end:
+            score -= RANGE_END_PENALTY  # an end of a printed range, for a number the prose quotes alone
         return score + KEY_WEIGHT * len(self.keys & candidate.keys)
 
     def near(self) -> frozenset[str]:

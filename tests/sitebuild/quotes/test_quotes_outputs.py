@@ -199,3 +199,8 @@ def test_an_interval_in_brackets_and_a_list_of_values_share_the_label_before_the
     found = labels("single split: gap +0.126 [-0.026, +0.284]\n5 folds: +0.045 +0.244 +0.095\n")
     assert [label for _, label, _ in found] == ["gap single split", "gap single split interval",
                                                 "gap single split interval", "fold", "fold", "fold", "fold"]
+
+
+def test_a_number_quoted_alone_is_not_an_end_of_a_printed_range():
+    line = OutputText(0, 0, "young test rows: median 38 (38 to 38)")
+    assert chosen("The median is 38 young test rows.", line) == [line.text]
