@@ -202,5 +202,6 @@ def test_an_interval_in_brackets_and_a_list_of_values_share_the_label_before_the
 
 
 def test_a_number_quoted_alone_is_not_an_end_of_a_printed_range():
-    line = OutputText(0, 0, "young test rows: median 38 (38 to 38)")
-    assert chosen("The median is 38 young test rows.", line) == [line.text]
+    chooser = Chooser(index_outputs([OutputText(0, 0, "young test rows: median 38 (38 to 38)")]))
+    (item,) = extract_prose_numbers("The median is 38 young test rows.\n")
+    assert chooser.choose(item.number, ProseWords.of(item)).chosen.ref.index == 0
