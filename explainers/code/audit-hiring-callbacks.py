@@ -83,7 +83,7 @@ strategies = audit_results("hiring_callbacks", strategy=None, model="logistic_re
 _show(strategy_table("hiring_callbacks", primary, model="logistic_regression"))
 _figures(5)
 
-# --- block 6 (explainers/audit-hiring-callbacks.md, line 146) ---
+# --- block 6 (explainers/audit-hiring-callbacks.md, line 147) ---
 import pandas as pd
 from faircode.audit_summary import default_results_dir
 from faircode.significance import bootstrap_ci, format_p, permutation_test

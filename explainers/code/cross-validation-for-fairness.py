@@ -75,13 +75,14 @@ print(f"single split, seed {german.manifest.random_state}: gap {single.gap:+.3f}
 folds, out_of_fold = cross_validated(german, age)
 fold_gaps = np.array([f.gap for f in folds])
 print("5 folds:", " ".join(f"{g:+.3f}" for g in fold_gaps),
-      f"| mean {fold_gaps.mean():+.3f}, sd {fold_gaps.std(ddof=1):.3f}")
+      f"| mean {fold_gaps.mean():+.3f}, sd {fold_gaps.std(ddof=1):.3f}, "
+      f"fold range {fold_gaps.min():+.3f} to {fold_gaps.max():+.3f}")
 pooled = gap_report(out_of_fold, age)
 print(f"pooled out-of-fold: gap {pooled.gap:+.3f} [{pooled.ci_low:+.3f}, {pooled.ci_high:+.3f}], "
       f"p {pooled.p_value:.4f}, {pooled.n_a} young of {pooled.n_a + pooled.n_b} rows")
 _figures(1)
 
-# --- block 2 (explainers/cross-validation-for-fairness.md, line 126) ---
+# --- block 2 (explainers/cross-validation-for-fairness.md, line 127) ---
 singles = np.array([single_split(german, age, seed).gap for seed in range(30)])
 repeats = [cross_validated(german, age, seed=seed)[0] for seed in range(6)]
 repeat_folds = np.array([[f.gap for f in folds] for folds in repeats])
@@ -93,7 +94,7 @@ print(f"6 five-fold repeats:  mean {cv_means.mean():+.3f}, sd {cv_means.std(ddof
 print(f"all {repeat_folds.size} folds:         sd {repeat_folds.std(ddof=1):.3f}")
 _figures(2)
 
-# --- block 3 (explainers/cross-validation-for-fairness.md, line 150) ---
+# --- block 3 (explainers/cross-validation-for-fairness.md, line 151) ---
 benefits = load_audit("benefits_denial")
 sex = benefits.masks["sex"].to_numpy().astype(int)     # 1 = women
 print(f"{len(sex)} adults, {sex.sum()} of them women")
@@ -104,12 +105,13 @@ print(f"single split, seed {benefits.manifest.random_state}: gap {r_single.gap:+
 benefit_folds, benefit_oof = cross_validated(benefits, sex)
 benefit_gaps = np.array([f.gap for f in benefit_folds])
 print("5 folds:", " ".join(f"{g:+.4f}" for g in benefit_gaps),
-      f"| mean {benefit_gaps.mean():+.4f}, sd {benefit_gaps.std(ddof=1):.4f}")
+      f"| mean {benefit_gaps.mean():+.4f}, sd {benefit_gaps.std(ddof=1):.4f}, "
+      f"fold range {benefit_gaps.min():+.4f} to {benefit_gaps.max():+.4f}")
 r_pooled = gap_report(benefit_oof, sex)
 print(f"pooled out-of-fold: gap {r_pooled.gap:+.4f} [{r_pooled.ci_low:+.4f}, {r_pooled.ci_high:+.4f}]")
 _figures(3)
 
-# --- block 4 (explainers/cross-validation-for-fairness.md, line 178) ---
+# --- block 4 (explainers/cross-validation-for-fairness.md, line 180) ---
 from scipy.stats import chi2
 
 split_gaps = np.array([single_split(benefits, sex, seed).gap for seed in range(30)])
@@ -121,7 +123,7 @@ print(f"fold sd {fold_sd:.4f}, 95% interval for the true sd {sd_low:.4f} to {sd_
       f"sd over 30 single splits {splits_sd:.4f}")
 _figures(4)
 
-# --- block 5 (explainers/cross-validation-for-fairness.md, line 204) ---
+# --- block 5 (explainers/cross-validation-for-fairness.md, line 206) ---
 import matplotlib.pyplot as plt
 
 fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.5))

@@ -46,8 +46,8 @@ def rates(c):
 
 groups = {"Black": rates(black), "white": rates(white)}
 for name, r in groups.items():
-    print(f"{name:5s} rows {r['rows']}: base rate {r['base rate']:.3f}, precision {r['precision']:.3f}, "
-          f"TPR {r['TPR']:.3f}, FPR {r['FPR']:.3f}")
+    print(f"{name:5s} rows {r['rows']}: {name} base rate {r['base rate']:.3f}, {name} precision {r['precision']:.3f}, "
+          f"{name} TPR {r['TPR']:.3f}, {name} FPR {r['FPR']:.3f}")
 
 def fpr_from_identity(p, ppv, tpr):
     """The false positive rate implied by base rate, precision and true positive rate."""
