@@ -364,7 +364,8 @@ def _header_at(lines: list[str], numbers: list[list[Number]], line: int) -> int 
     """The header of a text table the line belongs to: the line is columns (fields two
     spaces or more apart, as pandas prints them) and the header is the nearest line above
     it, in the same run of non-blank lines, with words, no numbers (unless it opens the
-    run, its cells mostly words) and no ``:`` or ``=``."""
+    run, its cells mostly words) and no ``:`` or ``=``; a line of the index's names, all
+    left of the values (pandas prints it under the columns' header), is passed over."""
     if len(COLUMN_GAP.split(lines[line].strip())) < 2:
         return None
     for above in range(line - 1, -1, -1):
@@ -372,8 +373,19 @@ def _header_at(lines: list[str], numbers: list[list[Number]], line: int) -> int 
         if not text.strip():
             return None
         if (not numbers[above] or _opens_a_table(lines, above)) and word_list(text):
+            if _index_names(lines, numbers, above):
+                continue  # ``share unrecorded view``: the columns' header is the line above it
             return None if ":" in text or "=" in text else above
     return None
+
+
+def _index_names(lines: list[str], numbers: list[list[Number]], line: int) -> bool:
+    """True for a line of an index's names under a frame's header: the line above it has
+    words and no numbers, and this line ends before that header's first cell starts."""
+    if line == 0 or numbers[line - 1] or not word_list(lines[line - 1]):
+        return False
+    header = lines[line - 1]
+    return len(lines[line].rstrip()) <= len(header) - len(header.lstrip())
 
 
 #: The cells of words alone a header line with a number needs.

@@ -205,3 +205,10 @@ def test_a_number_quoted_alone_is_not_an_end_of_a_printed_range():
     chooser = Chooser(index_outputs([OutputText(0, 0, "young test rows: median 38 (38 to 38)")]))
     (item,) = extract_prose_numbers("The median is 38 young test rows.\n")
     assert chooser.choose(item.number, ProseWords.of(item)).chosen.ref.index == 0
+
+
+def test_the_line_of_index_names_under_a_frames_header_is_passed_over():
+    text = ("                base-rate gap  selection gap\n"
+            "share view                                  \n"
+            "0.00  measured          0.149          0.283\n")
+    assert [(t, label) for t, label, _ in labels(text)][1:] == [("0.149", "base rate gap"), ("0.283", "selection gap")]
