@@ -62,7 +62,7 @@ print(spread_note(results))
 _show(results_table(results, alpha=ALPHA))
 _figures(3)
 
-# --- block 4 (explainers/audit-health-risk.md, line 117) ---
+# --- block 4 (explainers/audit-health-risk.md, line 119) ---
 import matplotlib.pyplot as plt
 from faircode.audit_summary import METRIC_LABELS
 from faircode.plots import forest_panels
@@ -73,7 +73,7 @@ forest_panels(gaps, by="protected_attribute", label="name", highlight="significa
 _show(plt.show())
 _figures(4)
 
-# --- block 5 (explainers/audit-health-risk.md, line 135) ---
+# --- block 5 (explainers/audit-health-risk.md, line 137) ---
 from faircode.audit_summary import strategy_table
 
 primary = manifest.primary_attribute

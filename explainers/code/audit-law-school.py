@@ -94,7 +94,7 @@ print(f"model gap minus gap in who passed: {widening:+.3f}, "
       f"paired bootstrap interval {widening_low:+.3f} to {widening_high:+.3f}")
 _figures(5)
 
-# --- block 6 (explainers/audit-law-school.md, line 161) ---
+# --- block 6 (explainers/audit-law-school.md, line 162) ---
 import matplotlib.pyplot as plt
 from faircode.audit_summary import METRIC_LABELS
 from faircode.plots import forest_panels
@@ -105,7 +105,7 @@ forest_panels(gaps, by="protected_attribute", label="name", highlight="significa
 _show(plt.show())
 _figures(6)
 
-# --- block 7 (explainers/audit-law-school.md, line 179) ---
+# --- block 7 (explainers/audit-law-school.md, line 180) ---
 from faircode.audit_summary import strategy_table
 
 primary = manifest.primary_attribute
