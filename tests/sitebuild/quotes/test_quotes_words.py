@@ -15,6 +15,7 @@ from site_helpers import REPO, TEMPLATES
 from sitebuild.commands.build import run_build, run_check_fix
 from sitebuild.config import make_config
 from sitebuild.quotes.results import Status
+from sitebuild.quotes.stage import INLINE_MESSAGE
 
 FIXTURE = REPO / "tests" / "fixtures" / "quotes_words"
 NOT_A_TRUTH_VALUE = "TypeError: the expression gives list ['a', 'b'], expected True or False (bool or numpy.bool_)"
@@ -82,9 +83,14 @@ def test_a_frame_printed_as_text_binds_by_row_and_survives_sorting(first, root):
     assert [status for _, status, _ in verdicts(checked, "sorted-frame")] == ["verified", "verified"]
 
 
-def test_two_gaps_are_told_apart_by_the_words_of_their_lines(first):
+def test_two_gaps_are_told_apart_by_the_words_of_their_lines_and_a_line_inserted_moves_no_binding(first, root):
     assert verdicts(first, "mitigation") == [("-0.05", "verified", "baseline gap"),
                                              ("-0.01", "verified", "reweighed gap")]
+    edit(root, "mitigation", 'print("reweighed gap: -0.01")',
+         'print("rows reweighed: 120")\nprint("reweighed gap: -0.01")')
+    checked = run_build(config(root), check_only=True)  # the page runs again: its code changed
+    assert verdicts(checked, "mitigation") == [("-0.05", "verified", "baseline gap"),
+                                               ("-0.01", "verified", "reweighed gap")]
 
 
 def test_a_sign_that_differs_is_stale_unless_the_sentence_states_the_direction(first, root):
@@ -105,6 +111,12 @@ def test_a_prose_table_and_a_parent_list_item_are_the_numbers_words(first):
         ("0.30", "verified", "women rate"), ("12", "verified", "women count"),
         ("0.20", "verified", "men rate"), ("40", "verified", "men count"),
         ("0.30", "verified", "women rate"), ("0.20", "verified", "men rate")]
+
+
+def test_an_inline_values_expression_names_the_row_of_the_numbers_beside_it(first):
+    results = first.quotes.pages["inline-row"].results
+    assert [(r.text, r.status.value, r.label) for r in results if r.message != INLINE_MESSAGE] == [
+        ("0.4", "verified", "p sex")]
 
 
 def test_numbers_of_one_sentence_bind_to_one_row(first):
