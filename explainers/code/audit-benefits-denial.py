@@ -69,7 +69,7 @@ favourable = favourable_ratio(results)
 _show(favourable)
 _figures(4)
 
-# --- block 5 (explainers/audit-benefits-denial.md, line 140) ---
+# --- block 5 (explainers/audit-benefits-denial.md, line 141) ---
 import matplotlib.pyplot as plt
 from faircode.audit_summary import METRIC_LABELS
 from faircode.plots import forest_panels
@@ -80,7 +80,7 @@ forest_panels(gaps, by="protected_attribute", label="name", highlight="significa
 _show(plt.show())
 _figures(5)
 
-# --- block 6 (explainers/audit-benefits-denial.md, line 174) ---
+# --- block 6 (explainers/audit-benefits-denial.md, line 175) ---
 from faircode.audit_summary import strategy_table
 
 primary = manifest.primary_attribute
