@@ -85,7 +85,7 @@ for r in flagged.itertuples():
         break
 _figures(3)
 
-# --- block 4 (explainers/multiple-comparisons.md, line 159) ---
+# --- block 4 (explainers/multiple-comparisons.md, line 158) ---
 from faircode.benchmark import load_audit
 from faircode.metrics import fairness_report, family_p_values
 from faircode.models import build_model
@@ -118,7 +118,7 @@ print(f"  by Benjamini-Hochberg: {rate_bh:.1%}")
 print(f"  by independent tests, as many: {independent:.1%}")
 _figures(4)
 
-# --- block 5 (explainers/multiple-comparisons.md, line 209) ---
+# --- block 5 (explainers/multiple-comparisons.md, line 208) ---
 import matplotlib.pyplot as plt
 
 m = len(p)
