@@ -59,14 +59,14 @@ results = with_seed_spread(audit_results("compas", strategy="baseline", model="l
 row = results.set_index(["protected_attribute", "metric"])
 tests = int((results.metric != "disparate_impact_ratio").sum())   # the ratio shares the parity row's test
 print(f"{tests} tests, Holm-adjusted together (each ratio row shares its parity row's test); "
-      f"a finding is a Holm p below {ALPHA}; "
+      f"a finding is a Holm-adjusted p below the significance level, alpha {ALPHA}; "
       f"small sample: a group under {SMALL_SAMPLE_SIZE} rows")
 print(interval_note(results))
 print(spread_note(results))
 _show(results_table(results, alpha=ALPHA))
 _figures(3)
 
-# --- block 4 (explainers/audit-compas.md, line 135) ---
+# --- block 4 (explainers/audit-compas.md, line 137) ---
 import matplotlib.pyplot as plt
 from faircode.audit_summary import METRIC_LABELS
 from faircode.plots import forest_panels
@@ -77,7 +77,7 @@ forest_panels(gaps, by="protected_attribute", label="name", highlight="significa
 _show(plt.show())
 _figures(4)
 
-# --- block 5 (explainers/audit-compas.md, line 155) ---
+# --- block 5 (explainers/audit-compas.md, line 157) ---
 from faircode.audit_summary import strategy_table
 
 primary = manifest.primary_attribute
@@ -87,7 +87,7 @@ strategies = audit_results("compas", strategy=None, model="logistic_regression")
 _show(strategy_table("compas", primary, model="logistic_regression"))
 _figures(5)
 
-# --- block 6 (explainers/audit-compas.md, line 177) ---
+# --- block 6 (explainers/audit-compas.md, line 181) ---
 score = with_seed_spread(audit_results("compas", strategy="baseline", model="compas_score"), "compas",
                          missing="keep")
 race = score[score.protected_attribute == "race"]

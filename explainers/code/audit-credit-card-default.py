@@ -42,7 +42,7 @@ print(describe_groups(groups))
 _show(group_table(groups))
 _figures(2)
 
-# --- block 3 (explainers/audit-credit-card-default.md, line 65) ---
+# --- block 3 (explainers/audit-credit-card-default.md, line 67) ---
 from faircode.audit_summary import audit_results, results_table
 from faircode.significance import SMALL_SAMPLE_SIZE
 
@@ -55,14 +55,14 @@ results = with_seed_spread(audit_results("credit_card_default", strategy="baseli
 row = results.set_index(["protected_attribute", "metric"])
 tests = int((results.metric != "disparate_impact_ratio").sum())   # the ratio shares the parity row's test
 print(f"{tests} tests, Holm-adjusted together (each ratio row shares its parity row's test); "
-      f"a finding is a Holm p below {ALPHA}; "
+      f"a finding is a Holm-adjusted p below the significance level, alpha {ALPHA}; "
       f"small sample: a group under {SMALL_SAMPLE_SIZE} rows")
 print(interval_note(results))
 print(spread_note(results))
 _show(results_table(results, alpha=ALPHA))
 _figures(3)
 
-# --- block 4 (explainers/audit-credit-card-default.md, line 101) ---
+# --- block 4 (explainers/audit-credit-card-default.md, line 103) ---
 import matplotlib.pyplot as plt
 from faircode.audit_summary import METRIC_LABELS
 from faircode.plots import forest_panels
@@ -73,7 +73,7 @@ forest_panels(gaps, by="protected_attribute", label="name", highlight="significa
 _show(plt.show())
 _figures(4)
 
-# --- block 5 (explainers/audit-credit-card-default.md, line 128) ---
+# --- block 5 (explainers/audit-credit-card-default.md, line 130) ---
 from faircode.audit_summary import strategy_table
 
 primary = manifest.primary_attribute

@@ -55,7 +55,7 @@ results = with_seed_spread(audit_results("hiring_callbacks", strategy="baseline"
 row = results.set_index(["protected_attribute", "metric"])
 tests = int((results.metric != "disparate_impact_ratio").sum())   # the ratio shares the parity row's test
 print(f"{tests} tests, Holm-adjusted together (each ratio row shares its parity row's test); "
-      f"a finding is a Holm p below {ALPHA}; "
+      f"a finding is a Holm-adjusted p below the significance level, alpha {ALPHA}; "
       f"small sample: a group under {SMALL_SAMPLE_SIZE} rows")
 print(interval_note(results))
 print(spread_note(results))
@@ -83,7 +83,7 @@ strategies = audit_results("hiring_callbacks", strategy=None, model="logistic_re
 _show(strategy_table("hiring_callbacks", primary, model="logistic_regression"))
 _figures(5)
 
-# --- block 6 (explainers/audit-hiring-callbacks.md, line 146) ---
+# --- block 6 (explainers/audit-hiring-callbacks.md, line 147) ---
 import pandas as pd
 from faircode.audit_summary import default_results_dir
 from faircode.significance import bootstrap_ci, format_p, permutation_test

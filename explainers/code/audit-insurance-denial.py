@@ -42,7 +42,7 @@ print(describe_groups(groups))
 _show(group_table(groups))
 _figures(2)
 
-# --- block 3 (explainers/audit-insurance-denial.md, line 66) ---
+# --- block 3 (explainers/audit-insurance-denial.md, line 68) ---
 from faircode.audit_summary import audit_results, results_table
 from faircode.power import power_at_gap
 from faircode.significance import SMALL_SAMPLE_SIZE
@@ -62,7 +62,7 @@ for attribute in ("age", "sex"):
     power_at_ten[attribute] = power_at_gap(n_a, n_b, 0.10, rate=pooled)
 tests = int((results.metric != "disparate_impact_ratio").sum())   # the ratio shares the parity row's test
 print(f"{tests} tests, Holm-adjusted together (each ratio row shares its parity row's test); "
-      f"a finding is a Holm p below {ALPHA}; "
+      f"a finding is a Holm-adjusted p below the significance level, alpha {ALPHA}; "
       f"small sample: a group under {SMALL_SAMPLE_SIZE} rows")
 print(interval_note(results))
 print(spread_note(results))
@@ -71,7 +71,7 @@ print("power of the refusal-rate test at a true gap of 0.10: "
 _show(results_table(results, alpha=ALPHA))
 _figures(3)
 
-# --- block 4 (explainers/audit-insurance-denial.md, line 114) ---
+# --- block 4 (explainers/audit-insurance-denial.md, line 116) ---
 import matplotlib.pyplot as plt
 from faircode.audit_summary import METRIC_LABELS
 from faircode.plots import forest_panels
@@ -82,7 +82,7 @@ forest_panels(gaps, by="protected_attribute", label="name", highlight="significa
 _show(plt.show())
 _figures(4)
 
-# --- block 5 (explainers/audit-insurance-denial.md, line 132) ---
+# --- block 5 (explainers/audit-insurance-denial.md, line 134) ---
 from faircode.audit_summary import strategy_table
 
 primary = manifest.primary_attribute

@@ -42,7 +42,7 @@ print(describe_groups(groups))
 _show(group_table(groups))
 _figures(2)
 
-# --- block 3 (explainers/audit-law-school.md, line 64) ---
+# --- block 3 (explainers/audit-law-school.md, line 65) ---
 from faircode.audit_summary import audit_results, results_table
 from faircode.significance import SMALL_SAMPLE_SIZE
 
@@ -55,14 +55,14 @@ results = with_seed_spread(audit_results("law_school", strategy="baseline", mode
 row = results.set_index(["protected_attribute", "metric"])
 tests = int((results.metric != "disparate_impact_ratio").sum())   # the ratio shares the parity row's test
 print(f"{tests} tests, Holm-adjusted together (each ratio row shares its parity row's test); "
-      f"a finding is a Holm p below {ALPHA}; "
+      f"a finding is a Holm-adjusted p below the significance level, alpha {ALPHA}; "
       f"small sample: a group under {SMALL_SAMPLE_SIZE} rows")
 print(interval_note(results))
 print(spread_note(results))
 _show(results_table(results, alpha=ALPHA))
 _figures(3)
 
-# --- block 4 (explainers/audit-law-school.md, line 88) ---
+# --- block 4 (explainers/audit-law-school.md, line 89) ---
 test = audit.idx_test
 race_test = audit.masks["race"].to_numpy()[test]
 passed = audit.y.to_numpy()[test]
@@ -73,7 +73,7 @@ print(f"test split, race: gap in who passed {label_gap:+.3f}; "
       f"(interval {model_gap.ci_low:+.3f} to {model_gap.ci_high:+.3f})")
 _figures(4)
 
-# --- block 5 (explainers/audit-law-school.md, line 107) ---
+# --- block 5 (explainers/audit-law-school.md, line 108) ---
 import numpy as np
 from faircode.models import build_model, fit_model
 
@@ -94,7 +94,7 @@ print(f"model gap minus gap in who passed: {widening:+.3f}, "
       f"paired bootstrap interval {widening_low:+.3f} to {widening_high:+.3f}")
 _figures(5)
 
-# --- block 6 (explainers/audit-law-school.md, line 160) ---
+# --- block 6 (explainers/audit-law-school.md, line 162) ---
 import matplotlib.pyplot as plt
 from faircode.audit_summary import METRIC_LABELS
 from faircode.plots import forest_panels
@@ -105,7 +105,7 @@ forest_panels(gaps, by="protected_attribute", label="name", highlight="significa
 _show(plt.show())
 _figures(6)
 
-# --- block 7 (explainers/audit-law-school.md, line 178) ---
+# --- block 7 (explainers/audit-law-school.md, line 180) ---
 from faircode.audit_summary import strategy_table
 
 primary = manifest.primary_attribute

@@ -42,16 +42,23 @@ def result_row(model, attribute, metric):
 chosen = [("compas_score", "race", "demographic_parity_diff"),
           ("compas_score", "race_x_sex", "equal_opportunity_diff"),
           ("logistic_regression", "race_x_sex", "predictive_parity_diff")]
+def readable(name):
+    """A code name as words: "race_x_sex" as "race x sex", "compas_score" as "compas score"."""
+    return name.removesuffix("_diff").replace("_", " ")
+
+
 for model, attribute, metric in chosen:
     r = result_row(model, attribute, metric)
-    print(f"{model} / {attribute} / {metric}")
-    print(f"  gap {r.value:+.3f}, 95% {r.ci_method} interval {r.ci_low:+.3f} to {r.ci_high:+.3f}"
-          f" (width {r.ci_high - r.ci_low:.3f}), p {r.p_value:.2g}")
-    print(f"  groups of {r.n_disadvantaged} and {r.n_advantaged},"
-          f" small-sample warning {r.small_sample_warning}")
+    print(f"{readable(model)}, {readable(attribute)}, {readable(metric)}:")
+    print(f"  gap: {r.value:+.3f}")
+    print(f"  default interval: {r.ci_low:+.3f} to {r.ci_high:+.3f} (95%, {r.ci_method})")
+    print(f"  width: {r.ci_high - r.ci_low:.3f}")
+    print(f"  p-value: {r.p_value:.2g}")
+    print(f"  groups of {r.n_disadvantaged} and {r.n_advantaged}")
+    print(f"  small-sample warning: {r.small_sample_warning}")
 _figures(1)
 
-# --- block 2 (explainers/bootstrap-confidence-intervals.md, line 113) ---
+# --- block 2 (explainers/bootstrap-confidence-intervals.md, line 120) ---
 from scipy.stats import bootstrap
 from faircode.benchmark import load_audit
 from faircode.significance import bootstrap_ci
@@ -86,7 +93,7 @@ groups = {
         (flagged[reoffended & (race_sex == 1)], flagged[reoffended & (race_sex == 0)]),
 }
 for name, (a, b) in groups.items():
-    print(f"{name}: groups of {len(a)} and {len(b)}, gap {gap(a, b):+.3f}")
+    print(f"{name}: gap {gap(a, b):+.3f}")  # the group sizes are those of the first block
     scipy_ci = bootstrap((a, b), gap, n_resamples=2000, method="percentile",
                          rng=1).confidence_interval
     intervals = {
@@ -99,28 +106,33 @@ for name, (a, b) in groups.items():
         print(f"  {method:22} {low:+.3f} to {high:+.3f}")
 _figures(2)
 
-# --- block 3 (explainers/bootstrap-confidence-intervals.md, line 175) ---
+# --- block 3 (explainers/bootstrap-confidence-intervals.md, line 183) ---
 from scipy.stats import binomtest
 
 r = third = result_row("logistic_regression", "race_x_sex", "predictive_parity_diff")
-print(f"advantaged group: {r.n_advantaged} people flagged, rate {r.rate_advantaged:.2f}")
+print(f"advantaged group, white women flagged: {r.n_advantaged}")
+print(f"advantaged group, rate who reoffended: {r.rate_advantaged:.2f}")
 n, ones = int(r.n_advantaged), int(round(r.n_advantaged * r.rate_advantaged))
 group = np.r_[np.ones(ones), np.zeros(n - ones)]
 rng = np.random.default_rng(0)
 resampled = {rng.choice(group, n).mean() for _ in range(2000)}
-print(f"2000 bootstrap resamples of that group give {len(resampled)} distinct rate(s):",
-      ", ".join(f"{rate:.2f}" for rate in sorted(resampled)))
+print("bootstrap resamples of that group: 2000")
+print(f"distinct rates among them: {len(resampled)} (", ", ".join(f"{rate:.2f}" for rate in sorted(resampled)), ")",
+      sep="")
 exact = binomtest(ones, n).proportion_ci(0.95)
 print(f"exact (Clopper-Pearson) 95% interval for that group's rate:"
       f" {exact.low:.3f} to {exact.high:.3f}")
 n_other, ones_other = int(r.n_disadvantaged), int(round(r.n_disadvantaged * r.rate_disadvantaged))
 other = np.r_[np.ones(ones_other), np.zeros(n_other - ones_other)]
+print(f"disadvantaged group, Black men flagged: {n_other}")
 boot_low, boot_high = bootstrap_ci(other, group, n_resamples=2000, random_state=0)
-print(f"the gap: percentile bootstrap {boot_low:+.3f} to {boot_high:+.3f} (width {boot_high - boot_low:.3f}); "
-      f"results/ ({r.ci_method}) {r.ci_low:+.3f} to {r.ci_high:+.3f} (width {r.ci_high - r.ci_low:.3f})")
+print(f"percentile bootstrap of the gap: {boot_low:+.3f} to {boot_high:+.3f}")
+print(f"width of the percentile bootstrap: {boot_high - boot_low:.3f}")
+print(f"default interval of the gap: {r.ci_low:+.3f} to {r.ci_high:+.3f} ({r.ci_method})")
+print(f"width of the default interval: {r.ci_high - r.ci_low:.3f}")
 _figures(3)
 
-# --- block 4 (explainers/bootstrap-confidence-intervals.md, line 211) ---
+# --- block 4 (explainers/bootstrap-confidence-intervals.md, line 224) ---
 import matplotlib.pyplot as plt
 from faircode.plots import forest_plot
 
@@ -146,6 +158,8 @@ plt.show()
 clear_of_zero = (forest.ci_low > 0) | (forest.ci_high < 0)
 listed = forest[clear_of_zero & ~forest.significant_adjusted.astype(bool)]
 for r in listed.itertuples():
-    print(f"interval clear of zero, not a finding after Holm: {r.row},"
-          f" {r.ci_low:+.3f} to {r.ci_high:+.3f}, p {r.p_value:.3f}, Holm p {r.p_adjusted:.3f}")
+    print(f"{readable(r.row.replace(': ', ', '))}: interval clear of zero, not a finding after Holm")
+    print(f"  interval: {r.ci_low:+.3f} to {r.ci_high:+.3f}")
+    print(f"  raw p: {r.p_value:.3f}")
+    print(f"  Holm p: {r.p_adjusted:.3f}")
 _figures(4)

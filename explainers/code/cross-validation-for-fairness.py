@@ -65,51 +65,65 @@ def cross_validated(audit, group, n_splits=5, seed=0):
 
 german = load_audit("german_credit_lending")
 age = german.masks["age"].to_numpy().astype(int)       # 1 = the young group
-print(f"{len(age)} applicants, {age.sum()} of them aged {german.df.age[age == 1].max()} or under")
+print("German Credit Lending, age:")
+print(f"  applicants: {len(age)}")
+print(f"  of them young: {age.sum()}")
 
 single = single_split(german, age, german.manifest.random_state)
-print(f"single split, seed {german.manifest.random_state}: gap {single.gap:+.3f} "
+print(f"  the benchmark's own split: gap {single.gap:+.3f} "
       f"[{single.ci_low:+.3f}, {single.ci_high:+.3f}], p {single.p_value:.3f}, "
-      f"{single.n_a} young of {single.n_a + single.n_b} test rows")
+      f"{single.n_a} young, {single.n_a + single.n_b} test rows")
 
 folds, out_of_fold = cross_validated(german, age)
 fold_gaps = np.array([f.gap for f in folds])
-print("5 folds:", " ".join(f"{g:+.3f}" for g in fold_gaps),
-      f"| mean {fold_gaps.mean():+.3f}, sd {fold_gaps.std(ddof=1):.3f}")
+print("  gaps of the five folds:", " ".join(f"{g:+.3f}" for g in fold_gaps))
+print(f"  mean of the five folds: {fold_gaps.mean():+.3f}")
+print(f"  sd of the five folds: {fold_gaps.std(ddof=1):.3f}")
+print(f"  fold range of the five folds: {fold_gaps.min():+.3f} to {fold_gaps.max():+.3f}")
 pooled = gap_report(out_of_fold, age)
-print(f"pooled out-of-fold: gap {pooled.gap:+.3f} [{pooled.ci_low:+.3f}, {pooled.ci_high:+.3f}], "
-      f"p {pooled.p_value:.4f}, {pooled.n_a} young of {pooled.n_a + pooled.n_b} rows")
+print(f"  pooled out-of-fold: gap {pooled.gap:+.3f} [{pooled.ci_low:+.3f}, {pooled.ci_high:+.3f}], "
+      f"p {pooled.p_value:.4f}, {pooled.n_a} young, {pooled.n_a + pooled.n_b} rows")
 _figures(1)
 
-# --- block 2 (explainers/cross-validation-for-fairness.md, line 126) ---
+# --- block 2 (explainers/cross-validation-for-fairness.md, line 130) ---
 singles = np.array([single_split(german, age, seed).gap for seed in range(30)])
 repeats = [cross_validated(german, age, seed=seed)[0] for seed in range(6)]
 repeat_folds = np.array([[f.gap for f in folds] for folds in repeats])
 cv_means = repeat_folds.mean(axis=1)
-print(f"30 single splits:     mean {singles.mean():+.3f}, sd {singles.std(ddof=1):.3f}, "
-      f"range {singles.min():+.3f} to {singles.max():+.3f}")
-print(f"6 five-fold repeats:  mean {cv_means.mean():+.3f}, sd {cv_means.std(ddof=1):.3f}, "
-      f"range {cv_means.min():+.3f} to {cv_means.max():+.3f}")
-print(f"all {repeat_folds.size} folds:         sd {repeat_folds.std(ddof=1):.3f}")
+print(f"German Credit Lending, single splits over {len(singles)} seeds:")
+print(f"  mean of single splits: {singles.mean():+.3f}")
+print(f"  sd of single splits: {singles.std(ddof=1):.3f}")
+print(f"  range of single splits: {singles.min():+.3f} to {singles.max():+.3f}")
+print(f"German Credit Lending, repeats of the cross-validation over {len(cv_means)} shuffles:")
+print(f"  mean over repeats: {cv_means.mean():+.3f}")
+print(f"  sd over repeats: {cv_means.std(ddof=1):.3f}")
+print(f"  range over repeats: {cv_means.min():+.3f} to {cv_means.max():+.3f}")
+print("German Credit Lending, folds of the repeats:")
+print(f"  folds: {repeat_folds.size}")
+print(f"  sd of the folds of all repeats: {repeat_folds.std(ddof=1):.3f}")
 _figures(2)
 
-# --- block 3 (explainers/cross-validation-for-fairness.md, line 150) ---
+# --- block 3 (explainers/cross-validation-for-fairness.md, line 160) ---
 benefits = load_audit("benefits_denial")
 sex = benefits.masks["sex"].to_numpy().astype(int)     # 1 = women
-print(f"{len(sex)} adults, {sex.sum()} of them women")
+print("Benefits Denial, sex:")
+print(f"  adults: {len(sex)}")
+print(f"  of them women: {sex.sum()}")
 
 r_single = single_split(benefits, sex, benefits.manifest.random_state)
-print(f"single split, seed {benefits.manifest.random_state}: gap {r_single.gap:+.4f} "
+print(f"  the benchmark's own split: gap {r_single.gap:+.4f} "
       f"[{r_single.ci_low:+.4f}, {r_single.ci_high:+.4f}], {r_single.n_a} women of {r_single.n_a + r_single.n_b}")
 benefit_folds, benefit_oof = cross_validated(benefits, sex)
 benefit_gaps = np.array([f.gap for f in benefit_folds])
-print("5 folds:", " ".join(f"{g:+.4f}" for g in benefit_gaps),
-      f"| mean {benefit_gaps.mean():+.4f}, sd {benefit_gaps.std(ddof=1):.4f}")
+print("  gaps of the five folds:", " ".join(f"{g:+.4f}" for g in benefit_gaps))
+print(f"  mean of the five folds: {benefit_gaps.mean():+.4f}")
+print(f"  sd of the five folds: {benefit_gaps.std(ddof=1):.4f}")
+print(f"  fold range of the five folds: {benefit_gaps.min():+.4f} to {benefit_gaps.max():+.4f}")
 r_pooled = gap_report(benefit_oof, sex)
-print(f"pooled out-of-fold: gap {r_pooled.gap:+.4f} [{r_pooled.ci_low:+.4f}, {r_pooled.ci_high:+.4f}]")
+print(f"  pooled out-of-fold: gap {r_pooled.gap:+.4f} [{r_pooled.ci_low:+.4f}, {r_pooled.ci_high:+.4f}]")
 _figures(3)
 
-# --- block 4 (explainers/cross-validation-for-fairness.md, line 178) ---
+# --- block 4 (explainers/cross-validation-for-fairness.md, line 192) ---
 from scipy.stats import chi2
 
 split_gaps = np.array([single_split(benefits, sex, seed).gap for seed in range(30)])
@@ -117,11 +131,14 @@ splits_sd = split_gaps.std(ddof=1)
 dof = len(benefit_gaps) - 1
 fold_sd = benefit_gaps.std(ddof=1)
 sd_low, sd_high = fold_sd * np.sqrt(dof / chi2.ppf([0.975, 0.025], dof))
-print(f"fold sd {fold_sd:.4f}, 95% interval for the true sd {sd_low:.4f} to {sd_high:.4f}; "
-      f"sd over 30 single splits {splits_sd:.4f}")
+print("Benefits Denial, sex:")
+print(f"  fold sd: {fold_sd:.4f}")
+print(f"  95% interval for the fold standard deviation: {sd_low:.4f} to {sd_high:.4f}")
+print(f"  single splits: {len(split_gaps)}")
+print(f"  sd over single splits: {splits_sd:.4f}")
 _figures(4)
 
-# --- block 5 (explainers/cross-validation-for-fairness.md, line 204) ---
+# --- block 5 (explainers/cross-validation-for-fairness.md, line 221) ---
 import matplotlib.pyplot as plt
 
 fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.5))

@@ -37,21 +37,29 @@ race = hiring.masks["race"].to_numpy()            # 1 = Black-sounding name, 0 =
 
 rates = pd.Series(called).groupby(race).mean()    # by hand: the callback rate of each group
 print(f"callback rate: Black names {rates[1]:.4f}, white names {rates[0]:.4f}")
-print(f"gap {rates[1] - rates[0]:+.4f}, ratio {rates[1] / rates[0]:.4f}")
+print(f"gap by hand: {rates[1] - rates[0]:+.4f}")
+print(f"ratio by hand: {rates[1] / rates[0]:.4f}")
 
 FOUR_FIFTHS = 0.8
+HIRING_GROUPS = {"race": "race on the resumes", "gender": "gender on the resumes",
+                 "race_x_gender": "intersection on the resumes"}
+NAMES = {"race": ("Black names", "white names"), "gender": ("women", "men"), "race_x_gender": ("Black women", "white men")}
 favourable = []                                   # (label, ratio record) pairs for the figure
 for attribute in ("race", "gender", "race_x_gender"):
     group = hiring.masks[attribute].to_numpy()
     ratio = disparate_impact_ratio(called, called, group, significance=True)
     favourable.append((f"Hiring: {attribute}", ratio))
-    print(f"{attribute:13s} rates {ratio.rate_disadvantaged:.4f} vs {ratio.rate_advantaged:.4f} "
-          f"(n {ratio.n_disadvantaged} vs {ratio.n_advantaged}) | ratio {ratio.value:.3f}, "
-          f"95% interval {ratio.ci_low:.3f} to {ratio.ci_high:.3f}, p {ratio.p_value:.2g} | "
-          f"under four-fifths: {ratio.value < FOUR_FIFTHS}")
+    print(f"{HIRING_GROUPS[attribute]}:")
+    print(f"  callback rates: {ratio.rate_disadvantaged:.4f} and {ratio.rate_advantaged:.4f}")
+    print(f"  resumes with {NAMES[attribute][0]}: {ratio.n_disadvantaged}")
+    print(f"  resumes with {NAMES[attribute][1]}: {ratio.n_advantaged}")
+    print(f"  ratio: {ratio.value:.3f}")
+    print(f"  95% interval: {ratio.ci_low:.3f} to {ratio.ci_high:.3f}")
+    print(f"  p-value: {ratio.p_value:.2g}")
+    print(f"  under four-fifths: {ratio.value < FOUR_FIFTHS}")
 _figures(1)
 
-# --- block 2 (explainers/demographic-parity.md, line 122) ---
+# --- block 2 (explainers/demographic-parity.md, line 131) ---
 from faircode.models import build_model
 
 benefits = load_audit("benefits_denial")
@@ -68,6 +76,9 @@ audits = [("Benefits", benefits.masks, test, outcome, flagged, ("sex", "race", "
            high_risk[compas.idx_test], ("race",))]
 
 adverse = []                                      # ratios of the harm, for the figure
+GROUPS = {("Benefits", "sex"): ("women", "men"), ("Benefits", "race"): ("Black people", "white people"),
+          ("Benefits", "age"): ("young people", "older people"), ("COMPAS", "race"): ("Black defendants", "white defendants")}
+AUDIT_NAMES = {"Benefits": "Benefits Denial", "COMPAS": "COMPAS"}
 for name, masks, rows, truth, harm_decision, attributes in audits:
     for attribute in attributes:
         group = masks[attribute].to_numpy()[rows]
@@ -75,13 +86,18 @@ for name, masks, rows, truth, harm_decision, attributes in audits:
         kept = disparate_impact_ratio(1 - truth, 1 - harm_decision, group, significance=True)
         adverse.append((f"{name}: {attribute}", harm))
         favourable.append((f"{name}: {attribute}", kept))
-        print(f"{name} {attribute:4s} flagged {harm.rate_disadvantaged:.3f} vs {harm.rate_advantaged:.3f}, "
-              f"ratio of harm {harm.value:.2f} | not flagged {kept.rate_disadvantaged:.3f} vs "
-              f"{kept.rate_advantaged:.3f}, ratio {kept.value:.3f} "
-              f"[{kept.ci_low:.3f}, {kept.ci_high:.3f}], p {kept.p_value:.2g}")
+        disadvantaged, advantaged = GROUPS[name, attribute]
+        print(f"{AUDIT_NAMES[name]}, {attribute}:")
+        print(f"  {disadvantaged} flagged: {harm.rate_disadvantaged:.3f}")
+        print(f"  {advantaged} flagged: {harm.rate_advantaged:.3f}")
+        print(f"  ratio of flag rates: {harm.value:.2f}")
+        print(f"  {disadvantaged} unflagged: {kept.rate_disadvantaged:.3f}")
+        print(f"  {advantaged} unflagged: {kept.rate_advantaged:.3f}")
+        print(f"  ratio of the favourable outcome: {kept.value:.3f} [{kept.ci_low:.3f}, {kept.ci_high:.3f}]")
+        print(f"  p-value: {kept.p_value:.2g}")
 _figures(2)
 
-# --- block 3 (explainers/demographic-parity.md, line 164) ---
+# --- block 3 (explainers/demographic-parity.md, line 181) ---
 import matplotlib.pyplot as plt
 
 fig, ax = plt.subplots(figsize=(7.5, 4.2))

@@ -28,6 +28,7 @@ def _figures(block):
 # --- block 1 (explainers/disaggregated-evaluation.md, line 60) ---
 import numpy as np
 import pandas as pd
+from IPython.display import display
 from scipy.stats import binomtest
 from faircode.benchmark import load_audit
 from faircode.significance import SMALL_SAMPLE_SIZE, significance_report
@@ -41,14 +42,15 @@ rows = pd.DataFrame({
     "reoffended": audit.y.to_numpy(),
 })
 did_not_reoffend = rows[rows.reoffended == 0]
-print(f"{len(rows)} defendants, {len(did_not_reoffend)} of whom did not reoffend; "
-      f"flagged at decile {score.at_least:g} or more")
+print(f"defendants: {len(rows)}")
+print(f"of them did not reoffend: {len(did_not_reoffend)}")
+print(f"flagged at decile {score.at_least:g} or more")
 print(f"everyone: accuracy {np.mean(rows.flagged == rows.reoffended):.3f}, "
       f"false positive rate {did_not_reoffend.flagged.mean():.3f}")
 print(f"small-sample flag below {SMALL_SAMPLE_SIZE} rows")
 _figures(1)
 
-# --- block 2 (explainers/disaggregated-evaluation.md, line 88) ---
+# --- block 2 (explainers/disaggregated-evaluation.md, line 90) ---
 def false_positive_rates(rows, by):
     """Per group: rows, accuracy, the false positive rate with its exact 95% interval,
     and the false negative rate (reoffenders not flagged)."""
@@ -72,22 +74,25 @@ def false_positive_rates(rows, by):
 
 
 def show(table):
-    print(f"{'group':24s} {'rows':>5} {'accuracy':>8} {'FNR':>6} {'non-reoff.':>10} {'FPR':>6}  95% interval")
-    for r in table.itertuples():
-        rate = f"{r.fpr:6.3f}  [{r.low:.3f}, {r.high:.3f}]" if r.negatives else "   n/a" + " " * 16
-        print(f"{r.group:24s} {r.rows:5d} {r.accuracy:8.3f} {r.fnr:6.3f} {r.negatives:10d} {rate}"
-              + ("  small sample" if r.small else ""))
+    """The table as the page shows it: a group's name in words ("Asian women"), one column per measure."""
+    shown = pd.DataFrame({
+        "group": table.group.str.replace("Female", "women").str.replace("Male", "men").str.replace("Other", "other race"),
+        "defendants": table.rows, "accuracy": table.accuracy.map("{:.3f}".format), "FNR": table.fnr.map("{:.3f}".format),
+        "non-reoffenders": table.negatives,
+        "FPR": ["n/a" if not n else f"{rate:.3f}" for n, rate in zip(table.negatives, table.fpr)],
+        "95% interval": ["" if not n else f"[{low:.3f}, {high:.3f}]" for n, low, high in zip(table.negatives, table.low, table.high)],
+        "small sample": ["small sample" if small else "" for small in table.small]})
+    return shown.set_index("group")
 
 
 race_table = false_positive_rates(rows, "race")
-show(race_table)
-print()
+display(show(race_table))
 cells = false_positive_rates(rows, ["race", "sex"])
-show(cells)
+display(show(cells))
 by_race, by_cell = race_table.set_index("group"), cells.set_index("group")
 _figures(2)
 
-# --- block 3 (explainers/disaggregated-evaluation.md, line 154) ---
+# --- block 3 (explainers/disaggregated-evaluation.md, line 159) ---
 from faircode.metrics import fairness_report
 
 report = fairness_report(rows.reoffended, rows.flagged,
@@ -95,24 +100,31 @@ report = fairness_report(rows.reoffended, rows.flagged,
                          metrics=["accuracy_diff", "false_positive_rate_diff"], significance=True)
 from faircode.audit_summary import METRIC_LABELS
 
+ATTRIBUTES = {"race": "race", "sex": "sex", "race_x_sex": "intersection"}
 for r in report.itertuples():
-    print(f"{r.protected_attribute.replace('_x_', ' by '):11s} {METRIC_LABELS[r.metric]:20s} gap {r.value:+.3f} "
-          f"[{r.ci_low:+.3f}, {r.ci_high:+.3f}] p {r.p_value:.2g} | "
-          f"n {r.n_disadvantaged} vs {r.n_advantaged} | detectable {r.minimum_detectable_gap:.3f}")
+    print(f"{ATTRIBUTES[r.protected_attribute]}, {METRIC_LABELS[r.metric]}:")
+    print(f"  gap: {r.value:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}]")
+    print(f"  p-value: {r.p_value:.2g}")
+    print(f"  group sizes: {r.n_disadvantaged} and {r.n_advantaged}")
+    print(f"  minimum detectable: {r.minimum_detectable_gap:.3f}")
 _figures(3)
 
-# --- block 4 (explainers/disaggregated-evaluation.md, line 178) ---
-print(f"{'':18s} men minus women, false positive rate")
-for race in ["African-American", "Caucasian", "Hispanic", "Other"]:
+# --- block 4 (explainers/disaggregated-evaluation.md, line 186) ---
+RACES = {"African-American": "Black (African-American)", "Caucasian": "white (Caucasian)",
+         "Hispanic": "Hispanic", "Other": "Other"}
+for race in RACES:
     subset = did_not_reoffend[did_not_reoffend.race == race]
     men = subset.flagged[subset.sex == "Male"]
     women = subset.flagged[subset.sex == "Female"]
     r = significance_report(men, women, random_state=0)
-    print(f"{race:18s} gap {r.gap:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}] p {r.p_value:.3f} "
-          f"(n {r.n_a} men, {r.n_b} women)")
+    print(f"{RACES[race]} defendants:")
+    print(f"  men-minus-women gap: {r.gap:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}]")
+    print(f"  p-value: {r.p_value:.3f}")
+    print(f"  men, non-reoffenders: {r.n_a}")
+    print(f"  women, non-reoffenders: {r.n_b}")
 _figures(4)
 
-# --- block 5 (explainers/disaggregated-evaluation.md, line 197) ---
+# --- block 5 (explainers/disaggregated-evaluation.md, line 209) ---
 import matplotlib.pyplot as plt
 
 shown = cells[cells.negatives > 0].sort_values("fpr").reset_index(drop=True)

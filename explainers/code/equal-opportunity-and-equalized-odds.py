@@ -47,11 +47,12 @@ print(f"test rows {len(test)}: {np.sum(race == 1)} Black, {np.sum(race == 0)} wh
 # By hand: the share flagged among those who did not reoffend (FPR, column 0) and who did (TPR, column 1).
 table = pd.DataFrame({"group": pd.Series(race).map({1: "Black", 0: "white"}),
                       "reoffended": reoffended, "flagged": deployed})
-print(table.pivot_table(index="group", columns="reoffended", values="flagged",
-                        aggfunc=["mean", "size"]).round(4))
+for (group, outcome), cell in table.groupby(["group", "reoffended"]).flagged.agg(["mean", "size"]).iterrows():
+    who = "reoffended" if outcome else "were not charged again"
+    print(f"{group} defendants who {who}: flagged share {cell['mean']:.4f} of {int(cell['size'])} rows")
 _figures(1)
 
-# --- block 2 (explainers/equal-opportunity-and-equalized-odds.md, line 117) ---
+# --- block 2 (explainers/equal-opportunity-and-equalized-odds.md, line 118) ---
 from faircode.audit_summary import METRIC_LABELS
 from faircode.metrics import equal_opportunity_diff, false_positive_rate_diff, equalized_odds_diff
 
@@ -64,7 +65,7 @@ for name, flagged in decisions.items():
               f"(rows {r.n_disadvantaged} vs {r.n_advantaged}) {r.note}")
 _figures(2)
 
-# --- block 3 (explainers/equal-opportunity-and-equalized-odds.md, line 146) ---
+# --- block 3 (explainers/equal-opportunity-and-equalized-odds.md, line 147) ---
 from faircode.significance import stratified_permutation_test
 
 def largest_gap(flagged, group, outcome):
@@ -101,7 +102,7 @@ for name, flagged in decisions.items():
           f"faircode exact p {exact[name]:.1e}")
 _figures(3)
 
-# --- block 4 (explainers/equal-opportunity-and-equalized-odds.md, line 189) ---
+# --- block 4 (explainers/equal-opportunity-and-equalized-odds.md, line 190) ---
 import matplotlib.pyplot as plt
 from scipy.stats import binomtest
 

@@ -67,10 +67,24 @@ for share in (0.0, 0.15, 0.3, 0.45):
 
 results = pd.DataFrame(rows)
 summary = results.groupby(["share unrecorded", "view"]).mean().drop(columns="draw")
-print(summary.round(3).to_string())
+
+# shown: one row per measure and view (the selection gap needs no label: one row), one column per share
+rows_shown = {"measured base-rate gap": ("measured", "base-rate gap"), "true base-rate gap": ("true", "base-rate gap"),
+              "selection-rate gap": ("measured", "selection gap"),
+              "measured accuracy gap": ("measured", "accuracy gap"), "true accuracy gap": ("true", "accuracy gap"),
+              "measured accuracy for white defendants": ("measured", "white accuracy"),
+              "true accuracy for white defendants": ("true", "white accuracy"),
+              "measured TPR gap": ("measured", "TPR gap"), "true TPR gap": ("true", "TPR gap"),
+              "measured FPR gap": ("measured", "FPR gap"), "true FPR gap": ("true", "FPR gap")}
+shares = summary.index.get_level_values("share unrecorded").unique()
+headers = ["nothing unrecorded" if share == 0 else f"{share:.0%} unrecorded" for share in shares]
+headers[-1] += " (largest share)"
+shown = pd.DataFrame({name: summary.xs(view, level="view")[column].to_numpy()
+                      for name, (view, column) in rows_shown.items()}, index=headers).T
+_show(shown.rename_axis("measure (Black minus white, but for the accuracies)").round(3))
 _figures(1)
 
-# --- block 2 (explainers/label-bias.md, line 128) ---
+# --- block 2 (explainers/label-bias.md, line 147) ---
 from faircode.metrics import accuracy_diff
 
 recorded = recorded_label(0.3, np.random.default_rng(0))
@@ -79,11 +93,14 @@ flagged = model.fit(compas.X.iloc[train], recorded[train]).predict(compas.X.iloc
 single = {}
 for view, outcome in (("measured", recorded[test]), ("true", truth[test])):
     r = single[view] = accuracy_diff(outcome, flagged, race[test], significance=True)
-    print(f"{view:8s} accuracy Black {r.rate_disadvantaged:.4f} white {r.rate_advantaged:.4f} "
-          f"gap {r.value:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}] p {r.p_value:.3f}")
+    print("against the record (measured):" if view == "measured" else "against the truth (true):")
+    print(f"  accuracy of Black defendants: {r.rate_disadvantaged:.4f}")
+    print(f"  accuracy of white defendants: {r.rate_advantaged:.4f}")
+    print(f"  gap in accuracy: {r.value:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}]")
+    print(f"  p-value: {r.p_value:.3f}")
 _figures(2)
 
-# --- block 3 (explainers/label-bias.md, line 149) ---
+# --- block 3 (explainers/label-bias.md, line 171) ---
 import matplotlib.pyplot as plt
 
 panels = [("base-rate gap", "base-rate gap (Black − white)"), ("selection gap", "selection-rate gap (no label)"),

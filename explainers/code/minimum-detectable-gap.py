@@ -29,11 +29,14 @@ def _figures(block):
 import numpy as np
 import pandas as pd
 from scipy.stats import norm
+from faircode.datasets import find_manifest_path
+from faircode.manifest import load_manifest
 from faircode.power import minimum_detectable_gap, power_at_gap, simulated_power
 
 ALPHA, POWER = 0.05, 0.80
 multiplier = norm.ppf(1 - ALPHA / 2) + norm.ppf(POWER)
-print(f"multiplier z(1 - alpha/2) + z(power) = {multiplier:.3f}")
+print("multiplier = z(1 - alpha/2) + z(power), in standard errors of the gap")
+print(f"multiplier in standard errors: {multiplier:.3f}")
 print("detectable gap for two equal groups (rate 0.5), normal formula and exact test:")
 from_hand = []
 for n in (25, 50, 100, 200, 500, 1000, 5000):
@@ -44,8 +47,9 @@ for n in (25, 50, 100, 200, 500, 1000, 5000):
 print(f"largest difference of the normal column from the formula by hand: {max(from_hand):.1e}")
 _figures(1)
 
-# --- block 2 (explainers/minimum-detectable-gap.md, line 91) ---
+# --- block 2 (explainers/minimum-detectable-gap.md, line 95) ---
 print("planted gap = the normal formula's detectable gap; power of the exact test:")
+print(f"target power: {POWER:.0%}")
 check = {}
 for n in (25, 100, 500, 1000):
     gap = minimum_detectable_gap(n, n, method="normal")
@@ -53,11 +57,11 @@ for n in (25, 100, 500, 1000):
     exact_power = power_at_gap(n, n, gap, method="exact") if n <= 100 else None
     check[n] = (gap, detected, exact_power)
     exact_text = f"exact power {exact_power:.1%}; " if exact_power is not None else ""
-    print(f"  {n:5d} per group, gap {gap:.3f}: detected in {detected:.1%} of 4,000 simulated audits"
-          f" ({exact_text}formula: {power_at_gap(n, n, gap, method='normal'):.1%})")
+    print(f"simulated groups of {n}: planted gap {gap:.3f}, detected in {detected:.1%} of 4,000 simulated audits"
+          f" ({exact_text}formula power: {power_at_gap(n, n, gap, method='normal'):.1%})")
 _figures(2)
 
-# --- block 3 (explainers/minimum-detectable-gap.md, line 120) ---
+# --- block 3 (explainers/minimum-detectable-gap.md, line 125) ---
 results = pd.read_csv("results/results_fairness.csv")
 rows = results[(results.strategy == "unawareness_proxy_removal")
                & (results.model == "logistic_regression")
@@ -72,17 +76,20 @@ reproduced = np.allclose(rows.at_own_rate, rows.minimum_detectable_gap, equal_na
 print("at the pooled rate, matches the minimum_detectable_gap column of results/:", reproduced)
 
 rows["rate"] = pooled
-print(f"\n{'audit / attribute':38} {'n (disadv, adv)':>16} {'rate':>5} {'detectable':>10}"
-      f" {'at own rate':>11} {'observed':>9} {'p-value':>9}")
-for r in rows.sort_values("detectable", ascending=False).itertuples():
-    sizes = f"{r.n_disadvantaged}, {r.n_advantaged}"
-    own = "n/a" if np.isnan(r.at_own_rate) else f"{r.at_own_rate:.3f}"
-    p_value = "< 1e-300" if r.p_value == 0 else f"{r.p_value:.2g}"  # so small it underflowed
-    print(f"{r.audit + ' / ' + r.protected_attribute:38} {sizes:>16} {r.rate:5.3f}"
-          f" {r.detectable:10.3f} {own:>11} {r.value:+9.3f} {p_value:>9}")
+names = {slug: load_manifest(find_manifest_path(slug)).name for slug in rows.audit.unique()}
+p_text = ["< 1e-300" if p == 0 else f"{p:.2g}" for p in rows.p_value]  # 0: so small it underflowed
+table = pd.DataFrame({
+    "audit and attribute": [f"{names[a]}, {attr.replace('_x_', ' x ')}"
+                            for a, attr in zip(rows.audit, rows.protected_attribute)],
+    "disadvantaged group": rows.n_disadvantaged, "advantaged group": rows.n_advantaged,
+    "pooled rate": rows.rate.round(3), "detectable, worst case": rows.detectable.round(3),
+    "detectable, own rate": ["n/a" if np.isnan(x) else f"{x:.3f}" for x in rows.at_own_rate], "observed gap": rows.value.map("{:+.3f}".format),
+    "p-value": p_text,
+}).sort_values("detectable, worst case", ascending=False).set_index("audit and attribute")
+_show(table)
 _figures(3)
 
-# --- block 4 (explainers/minimum-detectable-gap.md, line 173) ---
+# --- block 4 (explainers/minimum-detectable-gap.md, line 183) ---
 import matplotlib.pyplot as plt
 from faircode.plots import power_curve
 

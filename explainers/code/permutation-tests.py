@@ -83,7 +83,7 @@ for name, a, b in [("full test set", women, men), ("300-row sample", sample_wome
 sample_p = {"by hand": by_hand, "Monte Carlo": monte_carlo, "exact": exact}   # the 300-row sample's
 _figures(3)
 
-# --- block 4 (explainers/permutation-tests.md, line 144) ---
+# --- block 4 (explainers/permutation-tests.md, line 143) ---
 import matplotlib.pyplot as plt
 from scipy.stats import hypergeom
 
@@ -116,7 +116,7 @@ fig.tight_layout()
 _show(plt.show())
 _figures(4)
 
-# --- block 5 (explainers/permutation-tests.md, line 188) ---
+# --- block 5 (explainers/permutation-tests.md, line 187) ---
 rng = np.random.default_rng(1)
 share_significant = {}
 for n_rows in (200, 500, 1000):
@@ -131,7 +131,7 @@ for n_rows in (200, 500, 1000):
           f"median {format_p(np.median(p_values))}")
 _figures(5)
 
-# --- block 6 (explainers/permutation-tests.md, line 214) ---
+# --- block 6 (explainers/permutation-tests.md, line 213) ---
 from faircode.significance import significance_report
 
 credit = load_audit("german_credit_lending")

@@ -46,8 +46,9 @@ def rates(c):
 
 groups = {"Black": rates(black), "white": rates(white)}
 for name, r in groups.items():
-    print(f"{name:5s} rows {r['rows']}: base rate {r['base rate']:.3f}, precision {r['precision']:.3f}, "
-          f"TPR {r['TPR']:.3f}, FPR {r['FPR']:.3f}")
+    print(f"{name} defendants, observed:")
+    for measure in ("rows", "base rate", "precision", "TPR", "FPR"):
+        print(f"  {measure}: {r[measure]}" if measure == "rows" else f"  {measure}: {r[measure]:.3f}")
 
 def fpr_from_identity(p, ppv, tpr):
     """The false positive rate implied by base rate, precision and true positive rate."""
@@ -60,40 +61,49 @@ for name, r in groups.items():
 # The FPR each group would have if precision and TPR were the same for both (their pooled values).
 pooled = rates(GroupConfusion(black.tp + white.tp, black.fp + white.fp, black.tn + white.tn, black.fn + white.fn))
 forced = {name: fpr_from_identity(r["base rate"], pooled["precision"], pooled["TPR"]) for name, r in groups.items()}
-print(f"at pooled precision {pooled['precision']:.3f} and TPR {pooled['TPR']:.3f}: FPR Black {forced['Black']:.3f}, "
-      f"white {forced['white']:.3f}, gap {forced['Black'] - forced['white']:+.3f}")
+print("with both groups pooled:")
+print(f"  pooled precision: {pooled['precision']:.3f}")
+print(f"  pooled TPR: {pooled['TPR']:.3f}")
+print(f"  Black FPR forced: {forced['Black']:.3f}")
+print(f"  white FPR forced: {forced['white']:.3f}")
+print(f"  FPR gap forced: {forced['Black'] - forced['white']:+.3f}")
 _figures(1)
 
-# --- block 2 (explainers/predictive-parity.md, line 115) ---
+# --- block 2 (explainers/predictive-parity.md, line 120) ---
 from faircode.metrics import predictive_parity_diff, false_positive_rate_diff, equal_opportunity_diff
 from faircode.significance import significance_report
 
 base = significance_report(reoffended[race == 1], reoffended[race == 0])
-print(f"base rate gap            {base.gap:+.3f} [{base.ci_low:+.3f}, {base.ci_high:+.3f}] p {base.p_value:.1e}")
+print("gaps on the test split, Black minus white:")
+print(f"  base rate gap          {base.gap:+.3f} [{base.ci_low:+.3f}, {base.ci_high:+.3f}] p {base.p_value:.1e}")
 gaps = {}
 names = {"predictive_parity_diff": "precision gap", "equal_opportunity_diff": "TPR gap",
          "false_positive_rate_diff": "FPR gap"}
 for metric in (predictive_parity_diff, equal_opportunity_diff, false_positive_rate_diff):
     r = gaps[metric.__name__] = metric(reoffended, flagged, race, significance=True)
-    print(f"{names[r.metric]:24s} {r.value:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}] p {r.p_value:.1e} "
+    print(f"  {names[r.metric]:22s} {r.value:+.3f} [{r.ci_low:+.3f}, {r.ci_high:+.3f}] p {r.p_value:.1e} "
           f"on {r.n_disadvantaged} vs {r.n_advantaged} rows")
 _figures(2)
 
-# --- block 3 (explainers/predictive-parity.md, line 149) ---
+# --- block 3 (explainers/predictive-parity.md, line 155) ---
 def precision_from_rates(p, tpr, fpr):
     """Precision of a decision with these error rates in a group with base rate p."""
     return p * tpr / (p * tpr + (1 - p) * fpr)
 
 tpr, fpr = groups["white"]["TPR"], groups["white"]["FPR"]
 equalized = {name: precision_from_rates(r["base rate"], tpr, fpr) for name, r in groups.items()}
+print("both groups at the white defendants' TPR and FPR")
+print("with equalized odds:")
 for name, precision in equalized.items():
-    print(f"{name:5s} with TPR {tpr:.3f} and FPR {fpr:.3f}: precision {precision:.4f}")
+    print(f"  equalized {name} precision: {precision:.4f}")
 gap_now = groups["Black"]["precision"] - groups["white"]["precision"]
 gap_then = equalized["Black"] - equalized["white"]
-print(f"precision gap {gap_then:+.3f} with equal error rates, {gap_now:+.3f} now ({gap_then / gap_now:.1f} times)")
+print(f"  equalized precision gap: {gap_then:+.3f}")
+print(f"  gap now: {gap_now:+.3f}")
+print(f"  times the current gap: {gap_then / gap_now:.1f}")
 _figures(3)
 
-# --- block 4 (explainers/predictive-parity.md, line 167) ---
+# --- block 4 (explainers/predictive-parity.md, line 177) ---
 import matplotlib.pyplot as plt
 from scipy.stats import binomtest
 

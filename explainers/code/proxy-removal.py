@@ -37,15 +37,18 @@ chosen = results[(results["model"] == "logistic_regression") & (results["seed"] 
                  & results["protected_attribute"].isin(["sex", "race", "age"])]
 table = chosen.pivot_table(index=["audit", "protected_attribute"], columns="strategy",
                            values=["value", "ci_low", "ci_high", "p_adjusted"])
+AUDIT_NAMES = {"benefits_denial": "Benefits Denial", "compas": "COMPAS"}
 for (audit, attribute), row in table.iterrows():
     before, after = row["value", "baseline"], row["value", "unawareness_proxy_removal"]
-    print(f"{audit:15s} {attribute:4s} baseline {before:+.3f} "
-          f"[{row['ci_low', 'baseline']:+.3f}, {row['ci_high', 'baseline']:+.3f}] | unaware {after:+.3f} "
-          f"[{row['ci_low', 'unawareness_proxy_removal']:+.3f}, {row['ci_high', 'unawareness_proxy_removal']:+.3f}] "
-          f"adjusted p {row['p_adjusted', 'unawareness_proxy_removal']:.1e} | kept {after / before:.0%} of the gap")
+    print(f"{AUDIT_NAMES[audit]}, {attribute}:")
+    print(f"  baseline gap: {before:+.3f} [{row['ci_low', 'baseline']:+.3f}, {row['ci_high', 'baseline']:+.3f}]")
+    print(f"  unaware gap: {after:+.3f} [{row['ci_low', 'unawareness_proxy_removal']:+.3f}, "
+          f"{row['ci_high', 'unawareness_proxy_removal']:+.3f}]")
+    print(f"  unaware adjusted p: {row['p_adjusted', 'unawareness_proxy_removal']:.1e}")
+    print(f"  share of the gap that remains: {after / before:.0%}")
 _figures(1)
 
-# --- block 2 (explainers/proxy-removal.md, line 90) ---
+# --- block 2 (explainers/proxy-removal.md, line 93) ---
 from scipy.stats import mannwhitneyu
 from sklearn.metrics import roc_auc_score, roc_curve
 from faircode.benchmark import load_audit
@@ -72,14 +75,15 @@ for slug, attributes in (("benefits_denial", ("sex", "race", "age")), ("compas",
         u_auc = mannwhitneyu(score[group == 1], score[group == 0]).statistic / pairs
         agreement.append(abs(auc - u_auc))
         curves[f"{audit.manifest.name}: {attribute}"] = roc_curve(group, score)[:2]
-        line = f"{slug:15s} {attribute:4s} from the remaining features AUC {auc:.3f} (Mann-Whitney {u_auc:.3f})"
+        print(f"{audit.manifest.name}, {attribute}:")
+        print(f"  AUC from the remaining features: {auc:.3f}")
+        print(f"  Mann-Whitney check: {u_auc:.3f}")
         if slug == "benefits_denial":
             _, proxy_score = attribute_scores(audit, attribute, proxies)
-            line += f" | from the removed proxies alone {roc_auc_score(group, proxy_score):.3f}"
-        print(line)
+            print(f"  AUC from the removed proxies alone: {roc_auc_score(group, proxy_score):.3f}")
 _figures(2)
 
-# --- block 3 (explainers/proxy-removal.md, line 139) ---
+# --- block 3 (explainers/proxy-removal.md, line 143) ---
 import matplotlib.pyplot as plt
 
 fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))

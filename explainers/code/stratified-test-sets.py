@@ -27,6 +27,7 @@ def _figures(block):
 
 # --- block 1 (explainers/stratified-test-sets.md, line 57) ---
 import numpy as np
+import pandas as pd
 from sklearn.model_selection import train_test_split
 from faircode.benchmark import load_audit
 from faircode.models import build_model
@@ -37,33 +38,37 @@ audit = load_audit("german_credit_lending")
 young = audit.masks["age"].to_numpy()       # 1 = the young group, 0 = older
 y = audit.y.to_numpy()                      # 1 = rated a bad credit risk
 rows = np.arange(len(y))
-print(f"{len(y)} applicants: {int(young.sum())} aged {audit.df.age[young == 1].max()} or under ({young.mean():.1%}), "
-      f"{int((young == 0).sum())} older")
+print(f"applicants: {len(y)}")
+print(f"of them young: {int(young.sum())} ({young.mean():.1%}), aged {audit.df.age[young == 1].max()} or under")
+print(f"of them older: {int((young == 0).sum())}")
 print(f"rated bad: {y[young == 1].mean():.3f} of the young, {y[young == 0].mean():.3f} of the older")
 _figures(1)
 
-# --- block 2 (explainers/stratified-test-sets.md, line 79) ---
+# --- block 2 (explainers/stratified-test-sets.md, line 81) ---
 TEST_ROWS = 200
+print(f"rows in each test set: {TEST_ROWS}")
 young_in_random_test = np.array([
     int(young[train_test_split(rows, test_size=TEST_ROWS, random_state=seed)[1]].sum())
     for seed in range(200)
 ])
-print(f"random split, 200 seeds: young applicants in the test set median "
-      f"{np.median(young_in_random_test):.0f}, range {young_in_random_test.min()} to {young_in_random_test.max()}")
+print("random split over 200 seeds, young applicants in the test set:")
+print(f"  median: {np.median(young_in_random_test):.0f}")
+print(f"  range: {young_in_random_test.min()} to {young_in_random_test.max()}")
 young_in_label_test = np.array([
     int(young[train_test_split(rows, test_size=TEST_ROWS, random_state=seed, stratify=y)[1]].sum())
     for seed in range(200)
 ])
-print(f"split stratified on the label only (the benchmark's), 200 seeds: young applicants "
-      f"range {young_in_label_test.min()} to {young_in_label_test.max()}")
+print("split stratified on the label only (the benchmark's) over 200 seeds, young applicants in the test set:")
+print(f"  range: {young_in_label_test.min()} to {young_in_label_test.max()}")
 
 cell = 2 * young + y                        # four strata: age group x label
 _, test = train_test_split(rows, test_size=TEST_ROWS, random_state=0, stratify=cell)
-print(f"stratified by age group x label: {int(young[test].sum())} young applicants, "
-      f"{int(y[test][young[test] == 1].sum())} of them rated bad")
+print("split stratified by age group x label:")
+print(f"  young applicants in each split: {int(young[test].sum())}")
+print(f"  of them rated bad: {int(y[test][young[test] == 1].sum())}")
 _figures(2)
 
-# --- block 3 (explainers/stratified-test-sets.md, line 112) ---
+# --- block 3 (explainers/stratified-test-sets.md, line 118) ---
 def balanced_split(per_group, seed):
     """A test set with per_group rows from each age group, stratified on the label within it."""
     test = []
@@ -94,17 +99,20 @@ def audit_once(design, seed):
     return r.n_a, r.gap, r.ci_high - r.ci_low, r.minimum_detectable_gap, r.p_value
 
 
-print(f"{'design':17s} {'young test rows':>16} {'gap mean':>9} {'gap sd':>7} {'interval width':>15} "
-      f"{'detectable gap':>15} {'p < 0.05':>9}")
-designs = {}
+designs, table = {}, {}
 for design in ("unstratified", "by label", "by group x label", "balanced"):
     designs[design] = np.array([audit_once(design, seed) for seed in range(30)])
     n, gap, width, detectable, p = designs[design].T
-    print(f"{design:17s} {np.median(n):6.0f} ({n.min():.0f} to {n.max():.0f}) {gap.mean():+9.3f} "
-          f"{gap.std(ddof=1):7.3f} {np.median(width):15.3f} {np.median(detectable):15.3f} {np.mean(p < 0.05):9.0%}")
+    table[design] = {"young test rows (median)": f"{np.median(n):.0f}",
+                     "young test rows (range)": f"{n.min():.0f} to {n.max():.0f}",
+                     "gap mean": f"{gap.mean():+.3f}", "gap sd": f"{gap.std(ddof=1):.3f}",
+                     "median interval width": f"{np.median(width):.3f}",
+                     "median detectable gap": f"{np.median(detectable):.3f}",
+                     "share of splits with p < 0.05": f"{np.mean(p < 0.05):.0%}"}
+_show(pd.DataFrame(table).T.rename_axis("design"))
 _figures(3)
 
-# --- block 4 (explainers/stratified-test-sets.md, line 177) ---
+# --- block 4 (explainers/stratified-test-sets.md, line 186) ---
 share = young.mean()
 
 
@@ -131,14 +139,18 @@ def rows_drawn_at_random(target, share):
     return smallest(enough, 10, 1_000_000)
 
 
-print("rows to label for 80% power at alpha 0.05 (rate 0.5, the worst case)")
+print("test rows needed for 80% power at alpha 0.05 (rate 0.5, the worst case)")
+POINTS = {0.20: "twenty", 0.15: "fifteen", 0.10: "ten", 0.05: "five"}
 plan = {}
 for target in (0.20, 0.15, 0.10, 0.05):
     n = rows_per_group(target)
     total = rows_drawn_at_random(target, share)
     plan[target] = n
-    print(f"gap {target:.2f}: balanced {n} per group = {2 * n} rows | "
-          f"at random {total} rows, of which {round(total * share)} young")
+    print(f"for a gap of {POINTS[target]} points ({target:.2f}):")
+    print(f"  balanced per group: {n}")
+    print(f"  balanced rows to label: {2 * n}")
+    print(f"  random rows to label: {total}")
+    print(f"  random rows, young applicants among them: {round(total * share)}")
 
 # the whole data set as a test set, at the worst case and at the rate the model really rates bad
 n_young, n_older = int(young.sum()), int((young == 0).sum())
@@ -149,7 +161,7 @@ print(f"every applicant tested ({n_young} young, {n_older} older): detectable ga
       f"{everyone[model_rate]:.3f} at the benchmark model's rate of rating bad ({model_rate:.3f})")
 _figures(4)
 
-# --- block 5 (explainers/stratified-test-sets.md, line 233) ---
+# --- block 5 (explainers/stratified-test-sets.md, line 246) ---
 import matplotlib.pyplot as plt
 
 fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))

@@ -38,7 +38,8 @@ def run_build(config: BuildConfig, *, check_only: bool = False, progress: Progre
               annotate: Callable | None = None, resident: Resident | None = None,
               on_written: Callable[[tuple], None] | None = None) -> BuildSummary:
     """Build the site (or, with ``check_only``, check it without writing anything but the
-    cache and, when the check passes, the quote lock of the source folder).
+    cache: the quote lock is written by a passing build and by ``check --fix``, never by
+    ``check``).
 
     The output folder and the cache must be the engine's own (or empty, or missing):
     otherwise :class:`~sitebuild.errors.FolderRefused` is raised before anything is
@@ -83,12 +84,11 @@ def build_stages(config: BuildConfig, check_only: bool = False, progress: Progre
         executions = stages.execute_stage(config, read.pages, order, progress, will_render=not check_only,
                                           resident=resident)
         checked = stages.check_stage(config, read, executions, check_only, resident)
-        if checked.ok(config.strict):  # a passing check binds its new numbers; a failing one changes nothing
+        if checked.ok(config.strict) and not check_only:  # a passing build records its bindings; `check` never does
             stages.save_quote_lock(checked.quotes)
-            if not check_only:
-                written = stages.render_and_write(config, read.pages, executions, checked, annotate, git,
-                                                  resident, on_written)
-                stages.record_stamp(config, read.pages, executions, start)
+            written = stages.render_and_write(config, read.pages, executions, checked, annotate, git,
+                                              resident, on_written)
+            stages.record_stamp(config, read.pages, executions, start)
     finally:
         if git is not None:
             git()  # waited for (and reaped) whatever happened

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Callable
 from sitebuild.execution.executed import ClaimValue, ExecutedPage, ExecutionDraft, InlineValue, PageError
 from sitebuild.execution.extract import KERNEL_SETUP_CELL, kernel_notebook
 from sitebuild.execution.kernels import NOTE_SINK, Kernel, kill_live_kernels, kill_tree, note_once, start_kernel
-from sitebuild.execution.outputs import DEPS_MIME, ERROR_MIME, BlockError, convert_outputs
+from sitebuild.execution.outputs import DEPS_MIME, ERROR_MIME, EVALUATING_MIME, BlockError, convert_outputs
 from sitebuild.execution.template import Preload, add_preload_record
 
 if TYPE_CHECKING:
@@ -80,9 +80,26 @@ def _record_finish(result: ExecutionDraft, job: ExecutionJob, cell: NotebookNode
             result.error = PageError("inline", f"inline value failed: {first['error']}", line=first.get("line"))
 
 
+TIMEOUT = ("the page ran longer than its timeout of {timeout:g} s (stopped {where}); raise `timeout` in its "
+           "front matter or make it faster")
+
+
 def _where(role: str, n: int | None) -> str:
     return {"block": f"while running block {n}", "setup": "while starting",
             "finish": "while evaluating inline values"}[role]
+
+
+def _timeout_error(job: ExecutionJob, role: str, cell) -> PageError:
+    """The page's timeout, at the block it stopped in, or at the inline value or claim the
+    report cell was evaluating (its line in the .md)."""
+    n = cell.metadata["sitebuild"].get("n")
+    where, line = _where(role, n), None
+    evaluating = [raw["data"][EVALUATING_MIME] for raw in cell.get("outputs", [])
+                  if EVALUATING_MIME in raw.get("data", {})]
+    if role == "finish" and evaluating:
+        last = evaluating[-1]
+        where, line = f"while evaluating the {last['kind']} `{last['expr']}`", last.get("line")
+    return PageError("timeout", TIMEOUT.format(timeout=job.timeout, where=where), line=line, block=n)
 
 
 def _run_cells(client, job: ExecutionJob, result: ExecutionDraft, deadline: float, prepared: bool = False) -> None:
@@ -98,10 +115,7 @@ def _run_cells(client, job: ExecutionJob, result: ExecutionDraft, deadline: floa
         try:
             client.execute_cell(cell, index)
         except CellTimeoutError:
-            n = cell.metadata["sitebuild"].get("n")
-            result.error = PageError("timeout", f"the page ran longer than its timeout of {job.timeout:g} s "
-                                                f"(stopped {_where(role, n)}); raise `timeout` in its front matter "
-                                                f"or make it faster", block=n)
+            result.error = _timeout_error(job, role, cell)
             return
         except DeadKernelError as error:
             n = cell.metadata["sitebuild"].get("n")

@@ -30,6 +30,7 @@ import traceback as _sb_traceback
 _SB_ROOT = _sb_os.getcwd()
 _SB_ERROR_MIME = "application/vnd.sitebuild.error+json"
 _SB_DEPS_MIME = "application/vnd.sitebuild.execution.deps+json"
+_SB_EVALUATING_MIME = "application/vnd.sitebuild.evaluating+json"
 _SB_RACY_NS = 2_000_000_000
 _SB_PSEUDO = ("/proc/", "/sys/", "/dev/")
 _SB_NATIVE_READERS = ("pyarrow.parquet", "pyarrow.dataset", "pyarrow.feather", "pyarrow.csv", "pyarrow.orc",
@@ -682,6 +683,7 @@ def _sb_inline(items):
     namespace = get_ipython().user_ns
     values = []
     for expr, spec, filename, line in items:
+        _sb_publish(_SB_EVALUATING_MIME, {"kind": "inline value", "expr": expr, "line": line})
         try:
             value = eval(compile(expr, filename, "eval"), namespace)
             values.append({"value": format(value, spec) if spec else str(value)})
@@ -732,9 +734,15 @@ def _sb_claims(items):
     namespace = get_ipython().user_ns
     results = []
     for expr, filename, line in items:
+        _sb_publish(_SB_EVALUATING_MIME, {"kind": "claim", "expr": expr, "line": line})
         try:
             tree = _sb_ast.parse(expr.strip(), filename, mode="eval")
-            holds = bool(eval(compile(tree, filename, "eval"), namespace))
+            value = eval(compile(tree, filename, "eval"), namespace)
+            numpy = _sb_sys.modules.get("numpy")
+            if not (isinstance(value, bool) or (numpy is not None and isinstance(value, numpy.bool_))):
+                raise TypeError(f"the expression gives {type(value).__name__} {_sb_brief(value)}, "
+                                "expected True or False (bool or numpy.bool_)")
+            holds = bool(value)
         except Exception as error:
             results.append({"holds": None, "values": [], "error": f"{type(error).__name__}: {error}", "line": line})
             continue

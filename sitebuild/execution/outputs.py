@@ -10,6 +10,9 @@ from dataclasses import dataclass, field
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 ERROR_MIME = "application/vnd.sitebuild.error+json"
 DEPS_MIME = "application/vnd.sitebuild.execution.deps+json"
+#: What the page's report cell is evaluating (an inline value or a claim, at its line),
+#: published before each, so that a timeout names the one that ran past it.
+EVALUATING_MIME = "application/vnd.sitebuild.evaluating+json"
 #: The dark rendering of a figure, next to its light ``image/svg+xml`` (kernel_figures.py).
 FIGURE_DARK_MIME = "application/vnd.sitebuild.figure-dark+svg"
 #: How the cells of one table row are joined into one quotable line.

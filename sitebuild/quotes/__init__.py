@@ -8,7 +8,10 @@ Layers, each a module with plain data in and out:
 - :mod:`~sitebuild.quotes.words`: the words that tie a number to what it measures;
 - :mod:`~sitebuild.quotes.extraction`: the prose numbers of a page, at their exact spans;
 - :mod:`~sitebuild.quotes.outputs`: the output numbers with their labels, indexes left out;
-- :mod:`~sitebuild.quotes.binding`: binding and the verdict per number;
+- :mod:`~sitebuild.quotes.meaning`: the weighted words of a prose number and the choice of
+  its output by those words alone;
+- :mod:`~sitebuild.quotes.binding`: binding (one row per sentence, the lock's memory) and
+  the verdict per number;
 - :mod:`~sitebuild.quotes.claims`: ``[words]{check="expression"}`` and their verdicts;
 - :mod:`~sitebuild.quotes.results`: verdicts, counts and the lines ``check`` prints;
 - :mod:`~sitebuild.quotes.lock`: ``quotes.lock.json``;

@@ -1,32 +1,38 @@
-"""Binding each prose number to the one output number it quotes, and the verdict.
+"""Binding each prose number to the one output number it quotes, then the verdict.
 
-Each prose number (see :mod:`sitebuild.quotes.extraction` for what counts as prose, and
-:mod:`sitebuild.quotes.numbers` for the number grammar and precision rules) gets a
-status, in this order of precedence:
+The binding is by meaning alone (:mod:`sitebuild.quotes.meaning`): the words of the
+number's sentence, clause, headings, prose table and parent list item against each
+output number's label. Its value takes no part in the choice. Only once one output is
+chosen are the values compared. Each prose number gets a status:
 
 EXEMPT
     under a heading named in the page's ``exempt_sections`` or inside ``[...]{.nocheck}``.
-VERIFIED / STALE (bound)
-    the lock binds the number to an output number: found again by its label (the words
-    that say what it measures), else by the shape of its line, else by its position. If
-    that output still backs the prose number it is VERIFIED, otherwise STALE, with the
-    old and the new value. A comparison ("p < 0.001", "at least 80%") is backed only by
-    an output that satisfies it, so it goes stale when the output no longer does.
-UNVERIFIED (contradicted)
-    the output whose label best matches the sentence says something else ("The test
-    accuracy is 0.75" beside ``test accuracy: 0.70``): no literal of the code and no
-    other output showing 0.75 (``train accuracy: 0.75``) excuses it.
-INPUT
-    exactly equal to a numeric literal of the page's code (``2,000`` and ``2_000``).
-VERIFIED / AMBIGUOUS (new)
-    the output numbers that back it, grouped by line: one line, it is VERIFIED; several,
-    the line whose label shares the most words with the sentence around the number
-    wins (words next to the number count three times); lines still tied leave the
-    number AMBIGUOUS, with the candidates and how to settle it.
+VERIFIED
+    the chosen output shows it at the precision the prose uses; a bound ("p < 0.001",
+    "at least 80%") is verified by an output that satisfies it.
+STALE
+    the chosen output shows another value, or a value of the other sign when the
+    sentence states no direction in words (:data:`DIRECTION_WORDS`), and the choice is
+    sure (:func:`_sure`: the label's word next to the output is the word next to the
+    prose number, or all its label's words are next to it; or the lock remembers the
+    binding). ``--fix`` rewrites it.
 UNVERIFIED
-    nothing backs it.
+    nothing its words name is printed, the chosen output prints fewer decimals than
+    the prose quotes ("0.7500" beside a printed ``0.75``), or it says something else
+    but the words name it only weakly.
+INPUT
+    exactly a numeric literal of the page's code (``2,000`` and ``2_000``), when its words
+    name no output strongly (:data:`STRONG_SCORE`) and the lock never bound it.
+AMBIGUOUS
+    several outputs are named as well (within :data:`~sitebuild.quotes.meaning.MARGIN`),
+    listed as candidates.
 
-Row numbers and index columns of tables never back a prose number.
+One sentence, one row: numbers of one sentence that fall in one table bind to one row,
+unless their words name different rows. The lock (:mod:`sitebuild.quotes.lock`) is
+memory, not evidence: it is keyed by the sentence's words; it settles a tie between
+candidates in favour of the label it remembers, and never overrides a choice the words
+make. A number whose chosen output has other labels than the lock remembers is
+``rebound``. Row numbers and index columns of tables never back a prose number.
 """
 
 from __future__ import annotations
@@ -39,6 +45,7 @@ from markdown_it.token import Token
 
 from sitebuild.quotes.extraction import DEFAULT_EXEMPT_SECTIONS, ProseNumber, extract_prose_numbers
 from sitebuild.quotes.lock import LockEntry
+from sitebuild.quotes.meaning import MARGIN, MINIMUM_SCORE, NEAR_WEIGHT, Choice, Chooser, ProseWords, choose_from
 from sitebuild.quotes.numbers import (
     Number,
     code_literals,
@@ -47,18 +54,31 @@ from sitebuild.quotes.numbers import (
     matches_output,
     value_in_units_of,
 )
-from sitebuild.quotes.outputs import OutputNumber, OutputRef, OutputText, as_fraction, fraction_range, index_outputs
-from sitebuild.quotes.results import PageQuotes, QuoteResult, Status, unverified_message
-from sitebuild.quotes.words import word_list
+from sitebuild.quotes.outputs import OutputNumber, OutputText, index_outputs
+from sitebuild.quotes.results import PageQuotes, QuoteResult, Status
 
-#: A word next to the number, shared with an output's label, counts this many times more
-#: than a word elsewhere in the sentence.
-NEAR_WEIGHT = 3
-NEAR_BEFORE, NEAR_AFTER = 4, 3
-CLAUSE_BREAK = re.compile(r"[,;:()\[\]—–]|\s-\s|[0-9]")
+#: Words that state a direction, so that a prose number may drop the sign its output
+#: prints ("women are approved 0.05 less often" beside a gap of -0.05).
+DIRECTION_WORDS = frozenset("""
+lower less fewer below under beneath falls fall fell falling drops drop dropped decline declines declined
+decrease decreases decreased shrinks shrink shrank smaller behind short shortfall down reduces reduced
+reduce negative minus deficit loses lost worse weaker
+""".split())
+DIRECTION_WORD = re.compile(r"[^\W\d_]+")
+#: A choice that scores at least this much (a word right next to the number is in the
+#: label) is never excused by a literal of the code.
+STRONG_SCORE = 6.0
 LISTED_CANDIDATES = 4
-COMPARABLE_RATIO = 2
 SHOWN_LINE = 70
+FEWER_DECIMALS = ('"{text}" quotes more decimals than its output prints: {line}; quote it at the precision '
+                  "printed, or print it with more decimals")
+NOTHING_NAMED = ('"{text}" names no output of this page: no output label uses the words of its sentence; print it '
+                 "with a label the sentence uses, bind it with `{{python}} expr`, or mark it [...]{{.nocheck}} "
+                 "if it is not a result")
+WEAKLY_NAMED = ('"{text}" is not what the output its words name best says, and they name it only weakly: {line}; '
+                "use in the sentence a word of the line it quotes, or print the value with a label the sentence uses")
+REBOUND = ('"{text}" is bound to a line with other labels than the lock remembers (was "{old}", now "{new}"); '
+           "check that the sentence quotes {line}, then build to record it")
 
 
 def check_page(
@@ -93,240 +113,249 @@ def check_page(
     PageQuotes
         One result per prose number, in page order, and the page's new lock entries."""
     prose = extract_prose_numbers(md_text, tokens, exempt_sections)
-    index = OutputIndex(outputs)
+    chooser = Chooser([number for number in index_outputs(outputs) if not number.is_index])
     literals = [literal for source in code_blocks for literal in code_literals(source)]
     bindings = _Bindings([entry for entry in lock_entries if entry.page == md_path])
-    occurrences: dict[tuple[str, str], int] = {}
-    results: list[QuoteResult] = []
+    occurrences: dict[str, int] = {}
+    keyed = []
     for item in prose:
-        key = (item.text, item.context)
-        occurrence = occurrences.get(key, 0)
-        occurrences[key] = occurrence + 1
-        results.append(_classify(md_path, item, occurrence, index, literals, bindings))
+        occurrence = occurrences.get(item.context, 0)
+        occurrences[item.context] = occurrence + 1
+        keyed.append((item, occurrence))
+    choices = _choices(keyed, chooser, bindings)
+    results = [_classify(md_path, item, occurrence, choices[position], literals)
+               for position, (item, occurrence) in enumerate(keyed)]
     entries = [result.entry for result in results if result.entry is not None]
     return PageQuotes(path=md_path, results=results, new_lock_entries=entries)
 
 
-# -- the sentence's words --------------------------------------------------------------------
+# -- the choice ----------------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class SentenceWords:
-    """The words of a prose number's sentence: all of them, those next to it (in its
-    clause, a few on either side), and the words of its clause before and after it, in
-    order."""
+class _Bound:
+    """A prose number's choice, its candidates ranked by score, and the lock entry of its
+    sentence, if any."""
 
-    near: frozenset[str]
-    all: frozenset[str]
-    before: tuple[str, ...] = ()
-    after: tuple[str, ...] = ()
-
-    @classmethod
-    def of(cls, item: ProseNumber) -> "SentenceWords":
-        """The words around ``item``."""
-        before = word_list(CLAUSE_BREAK.split(item.before)[-1] if item.before else "")
-        after = word_list(CLAUSE_BREAK.split(item.after)[0] if item.after else "")
-        near = before[-NEAR_BEFORE:] + after[:NEAR_AFTER]
-        return cls(frozenset(near), frozenset(word_list(item.before + " " + item.after)), tuple(before), tuple(after))
-
-    def names(self, label: frozenset[str]) -> bool:
-        """True when ``label`` is the words right before the number ("the test accuracy
-        is 0.75") or right after it ("5 significant gaps"), stop words aside."""
-        size = len(label)
-        return bool(label) and (set(self.before[-size:]) == label or set(self.after[:size]) == label)
-
-    def score(self, candidate: OutputNumber) -> int:
-        """How well ``candidate``'s label and line match the sentence."""
-        label = candidate.label_words
-        return NEAR_WEIGHT * len(self.near & label) + len(self.all & (label | candidate.line_words))
+    choice: Choice
+    ranked: tuple[tuple[float, OutputNumber], ...] = ()
+    entry: LockEntry | None = None
+    words: ProseWords | None = None
 
 
-# -- the outputs ---------------------------------------------------------------------------------
-
-class OutputIndex:
-    """The numbers of a page's outputs that can back a prose number (row numbers and
-    index cells left out), searchable by value, label, shape and position."""
-
-    def __init__(self, outputs: Sequence[OutputText]):
-        self.numbers = [number for number in index_outputs(outputs) if not number.is_index]
-        self._by_position = {o.ref: o for o in self.numbers}
-
-    def backing(self, prose: Number) -> list[OutputNumber]:
-        """Every output number that backs ``prose``, in page order; for a comparison, the
-        outputs that state the same comparison if there are any (``p < 0.0005`` printed
-        as such), else the values that satisfy it."""
-        if not prose.comparator:
-            low, high = fraction_range(prose)
-            return [o for o in self.numbers if low <= as_fraction(o.number) <= high and matches_output(prose, o.number)]
-        backing = [o for o in self.numbers if matches_output(prose, o.number)]
-        return [o for o in backing if o.number.comparator] or backing
-
-    def resolve(self, entry: LockEntry) -> tuple[OutputNumber | None, str]:
-        """The output number a lock entry is bound to and how it was found: the one with
-        its label (on a line of the same shape or at the recorded position if several),
-        else on a line of the same shape, else at the recorded position when that one has
-        no other label; (None, "") when none exists any more."""
-        recorded = OutputRef(entry.block, entry.output, entry.output_line, entry.index)
-        if entry.label:
-            labelled = [o for o in self.numbers if o.label == entry.label]
-            if labelled:
-                return _preferred(labelled, entry, recorded), "label"
-        same_shape = [o for o in self.numbers if o.shape == entry.shape and o.ref.index == entry.index]
-        if same_shape:
-            return _preferred(same_shape, entry, recorded), "shape"
-        at_position = self._by_position.get(recorded)
-        if at_position is not None and (not entry.label or not at_position.label):
-            return at_position, "position"
-        return None, ""
-
-    def label_match(self, prose: Number, words: SentenceWords) -> tuple[OutputNumber, int] | None:
-        """The comparable output number the sentence names: its label is the words right
-        next to the prose number ("The test accuracy is 0.75" names ``test accuracy:
-        0.70``), with its score, when one such number stands out."""
-        scored = [(words.score(o), o) for o in self.numbers if _comparable(prose, o.number)
-                  and words.names(o.label_words)]
-        if not scored:
-            return None
-        best = max(score for score, _ in scored)
-        top = [o for score, o in scored if score == best]
-        return (top[0], best) if len(_distinct_values(top)) == 1 else None
+def _choices(keyed: list[tuple[ProseNumber, int]], chooser: Chooser, bindings: "_Bindings") -> list[_Bound]:
+    """The choice of every prose number: by words, then one row per sentence, then the
+    lock's memory for a tie."""
+    bound: list[_Bound] = []
+    all_words = _sentence_words(keyed)
+    for (item, occurrence), words in zip(keyed, all_words):
+        if item.exempt_reason or words is None:
+            bound.append(_Bound(Choice(None)))
+            continue
+        ranked = tuple(chooser.ranked(item.number, words))
+        bound.append(_Bound(choose_from(list(ranked)), ranked, bindings.claim(item, occurrence), words))
+    bound = _one_row_per_sentence(keyed, bound)
+    return [_remembered(b) for b in bound]
 
 
-def _distinct_values(candidates: list[OutputNumber]) -> list[OutputNumber]:
-    """The first candidate of each distinct (line text, label, value shown)."""
-    seen: dict[tuple[str, str, str], OutputNumber] = {}
-    for candidate in candidates:
-        seen.setdefault((candidate.line_text.strip(), candidate.label, candidate.number.text), candidate)
-    return list(seen.values())
+def _sentence_words(keyed: list[tuple[ProseNumber, int]]) -> list[ProseWords | None]:
+    """The words of each prose number (None when exempt); the words next to a later number
+    of its sentence are that number's alone (:meth:`ProseWords.without`), while those of
+    an earlier one stay: a subject said once serves the numbers after it ("the p-value of
+    the large sample is 0.001, and of the small one 0.21")."""
+    words = [None if item.exempt_reason else ProseWords.of(item) for item, _ in keyed]
+    near_by_sentence: dict[tuple[int, int], list[tuple[int, frozenset[str]]]] = {}
+    for position, ((item, _), own) in enumerate(zip(keyed, words)):
+        if own is not None:
+            near_by_sentence.setdefault(item.sentence_key, []).append((position, own.near()))
+    result: list[ProseWords | None] = []
+    for position, ((item, _), own) in enumerate(zip(keyed, words)):
+        if own is None or item.sentence_key == (-1, -1):
+            result.append(own)
+            continue
+        others = frozenset().union(*(near for at, near in near_by_sentence[item.sentence_key] if at > position))
+        result.append(own.without(others))
+    return result
 
 
-def _preferred(candidates: list[OutputNumber], entry: LockEntry, recorded: OutputRef) -> OutputNumber:
-    """The candidate at the recorded position, else the first on a line of the same shape
-    at the same place in its line, else of the same shape, else at the same place."""
-    for candidate in candidates:
-        if candidate.ref == recorded:
-            return candidate
-    same_place = [c for c in candidates if c.ref.index == entry.index]
-    same_shape = [c for c in candidates if c.shape == entry.shape]
-    return ([c for c in same_shape if c in same_place] or same_shape or same_place or candidates)[0]
+def _row_of(output: OutputNumber) -> tuple[int, int, int]:
+    return (output.ref.block, output.ref.output, output.ref.line)
 
 
-def _comparable(prose: Number, output: Number) -> bool:
-    """A count is compared with counts, a measure with measures, of the same sign and
-    within a factor of :data:`COMPARABLE_RATIO` (a sentence that names an output it
-    misquotes is off by a little, not by an order of magnitude)."""
-    if _is_count(prose) != _is_count(output):
-        return False
-    quoted, shown = as_fraction(prose), as_fraction(output)
-    if quoted == 0 or shown == 0:
-        return quoted == shown == 0
-    ratio = shown / quoted
-    return 1 / COMPARABLE_RATIO <= ratio <= COMPARABLE_RATIO
+def _one_row_per_sentence(keyed: list[tuple[ProseNumber, int]], bound: list[_Bound]) -> list[_Bound]:
+    """Numbers of one sentence that its words place in one output row (a table's row, a
+    printed line) bind to that row: the row whose candidates score best for the
+    sentence's numbers together, by :data:`~sitebuild.quotes.meaning.MARGIN`. A number
+    whose own words name another row better, by the margin, keeps its own choice."""
+    sentences: dict[tuple[int, int], list[int]] = {}
+    for position, (item, _) in enumerate(keyed):
+        if not item.exempt_reason:
+            sentences.setdefault(item.sentence_key, []).append(position)
+    settled = list(bound)
+    for positions in sentences.values():
+        if len(positions) < 2:
+            continue
+        row = _sentence_row([bound[p] for p in positions])
+        if row is None:
+            continue
+        taken: set = set()
+        for position in sorted(positions, key=lambda p: (bound[p].choice.chosen is None, -bound[p].choice.score)):
+            moved = _in_row(bound[position], row, taken)
+            if moved.choice.chosen is not None:
+                taken.add(moved.choice.chosen.ref)
+            settled[position] = moved
+    return settled
 
 
-def _is_count(number: Number) -> bool:
-    return number.is_integer_shown and not number.percent and not number.multiplier
+def _sentence_row(bounds: list[_Bound]) -> tuple[int, int, int] | None:
+    """The row the numbers of one sentence name together, or None when no row stands out."""
+    totals: dict[tuple[int, int, int], float] = {}
+    for b in bounds:
+        best_in_row: dict[tuple[int, int, int], float] = {}
+        for score, candidate in b.ranked:
+            if score >= MINIMUM_SCORE:
+                row = _row_of(candidate)
+                best_in_row[row] = max(best_in_row.get(row, score), score)
+        for row, score in best_in_row.items():
+            totals[row] = totals.get(row, 0.0) + score
+    ordered = sorted(totals.items(), key=lambda pair: -pair[1])
+    if not ordered or (len(ordered) > 1 and ordered[0][1] - ordered[1][1] < MARGIN):
+        return None
+    return ordered[0][0]
 
 
-def _distinct_lines(candidates: list[OutputNumber]) -> list[OutputNumber]:
-    """The first candidate of each distinct (line text, label): a line printed twice is
-    one line."""
-    seen: dict[tuple[str, str], OutputNumber] = {}
-    for candidate in candidates:
-        seen.setdefault((candidate.line_text.strip(), candidate.label), candidate)
-    return list(seen.values())
+def _in_row(b: _Bound, row: tuple[int, int, int], taken: set) -> _Bound:
+    """``b`` chosen within ``row`` when its words allow it (see :func:`_one_row_per_sentence`)
+    and no other number of the sentence took that output (``taken``)."""
+    in_row = [(score, o) for score, o in b.ranked if _row_of(o) == row and o.ref not in taken]
+    if not in_row:
+        return b
+    choice = choose_from(in_row)
+    if choice.chosen is None:
+        return b
+    own = b.choice.chosen
+    if own is not None and _row_of(own) != row and b.choice.score - choice.score >= MARGIN:
+        return b
+    return replace(b, choice=choice)
+
+
+def _remembered(b: _Bound) -> _Bound:
+    """A tie settled by the label the lock remembers for this sentence, when exactly one
+    tied candidate has it."""
+    if not b.choice.ambiguous or b.entry is None or not b.entry.label:
+        return b
+    same = [o for o in b.choice.tied if o.label == b.entry.label]
+    if len(same) == 1:
+        return replace(b, choice=Choice(same[0], b.choice.score))
+    return b
 
 
 # -- the lock ------------------------------------------------------------------------------
 
 class _Bindings:
-    """The page's lock entries, each claimed by at most one prose number."""
+    """The page's lock entries by the sentence they were made for: its words (numbers
+    masked) and the number's place among the page's numbers in such sentences."""
 
     def __init__(self, entries: list[LockEntry]):
-        self._exact: dict[tuple[str, str, int], LockEntry] = {}
-        self._by_quote: dict[str, list[LockEntry]] = {}
+        self._by_key: dict[tuple[str, int], LockEntry] = {}
         for entry in entries:
-            self._exact.setdefault((entry.quote, entry.context, entry.occurrence), entry)
-            self._by_quote.setdefault(entry.quote, []).append(entry)
+            self._by_key.setdefault((entry.context, entry.occurrence), entry)
 
     def claim(self, item: ProseNumber, occurrence: int) -> LockEntry | None:
-        """Take the entry bound to this prose number: same text, sentence shape and
-        occurrence; else the only remaining entry with the same text."""
-        chosen = self._exact.get((item.text, item.context, occurrence))
-        same_text = self._by_quote.get(item.text, [])
-        if chosen is None and len(same_text) == 1:
-            chosen = same_text[0]
-        if chosen is not None:
-            self._exact.pop((chosen.quote, chosen.context, chosen.occurrence), None)
-            self._by_quote[chosen.quote] = [e for e in same_text if e is not chosen]
-        return chosen
+        """The entry of this number's sentence and place, if any: never another sentence's."""
+        return self._by_key.get((item.context, occurrence))
 
 
-# -- the verdict -------------------------------------------------------------------------------
+# -- the verdict ---------------------------------------------------------------------------
 
-def _classify(path: str, item: ProseNumber, occurrence: int, outputs: OutputIndex, literals: list[Number],
-              bindings: _Bindings) -> QuoteResult:
+def _classify(path: str, item: ProseNumber, occurrence: int, bound: _Bound, literals: list[Number]) -> QuoteResult:
     base = QuoteResult(
         path=path, status=Status.UNVERIFIED, text=item.text, line=item.line, col=item.col,
         token_index=item.token_index, child_index=item.child_index, offset=item.number.start,
-        span=item.span, exact=item.exact, where=item.where,
+        span=item.span, exact=item.exact, where=item.where, in_claim=item.in_claim,
     )
     if item.exempt_reason:
         return replace(base, status=Status.EXEMPT, message=item.exempt_reason)
-    words = SentenceWords.of(item)
-    backing = outputs.backing(item.number)
-    contradiction = _contradiction(item, words, backing, outputs)
-    if contradiction is None and any(equals_literal(item.number, literal) for literal in literals):
+    literal = any(equals_literal(item.number, value) for value in literals)
+    chosen = bound.choice.chosen
+    if chosen is None:
+        if literal:
+            return replace(base, status=Status.INPUT, message="a literal of the page's code")
+        if bound.choice.ambiguous:
+            return _ambiguous(base, list(bound.choice.tied))
+        return replace(base, status=Status.UNVERIFIED, message=NOTHING_NAMED.format(text=item.text))
+    result = _compared(base, item, occurrence, chosen)
+    if result.status is Status.STALE:
+        result = replace(result, old=bound.entry.value if bound.entry is not None else "")
+    if result.status is Status.STALE and not _sure(bound, chosen) and bound.entry is None:
+        result = replace(result, status=Status.UNVERIFIED, new="", fixed_entry=None, entry=None,
+                         message=WEAKLY_NAMED.format(text=item.text, line=_describe(chosen)))
+    if result.status is not Status.VERIFIED and literal and bound.entry is None and bound.choice.score < STRONG_SCORE:
         return replace(base, status=Status.INPUT, message="a literal of the page's code")
-    entry = bindings.claim(item, occurrence)
-    if entry is not None:
-        return _check_binding(base, item, occurrence, entry, outputs)
-    if contradiction is not None:
-        return contradiction_result(base, contradiction)
-    return _bind_new(base, item, occurrence, words, backing)
+    if bound.entry is not None and bound.entry.label != chosen.label:
+        result = replace(result, rebound=bound.entry.label,
+                         message=REBOUND.format(text=item.text, old=bound.entry.label, new=chosen.label,
+                                                line=_describe(chosen)) if result.status is Status.VERIFIED
+                         else result.message)
+    return result
 
 
-def _contradiction(item: ProseNumber, words: SentenceWords, backing: list[OutputNumber],
-                   outputs: OutputIndex) -> OutputNumber | None:
-    """The output number the sentence names by its label, when it says something else
-    and no output that backs the prose number matches the sentence as well."""
-    match = outputs.label_match(item.number, words)
-    if match is None:
-        return None
-    labelled, score = match
-    if any(o.ref == labelled.ref for o in backing):
-        return None
-    if any(words.score(o) >= score for o in backing):
-        return None
-    return labelled
+def _sure(bound: _Bound, chosen: OutputNumber) -> bool:
+    """True when the sentence names ``chosen`` for certain: the label's word next to it is
+    the word next to the prose number, or every word of its label is next to it."""
+    words = bound.words
+    if words is None:
+        return False
+    if chosen.adjacent and chosen.adjacent in words.adjacent():
+        return True
+    return bool(chosen.label_words) and all(words.weights.get(w, 0.0) >= NEAR_WEIGHT for w in chosen.label_words)
 
 
-def contradiction_result(base: QuoteResult, output: OutputNumber) -> QuoteResult:
-    """An UNVERIFIED verdict naming the output that contradicts the prose number."""
-    message = (f'"{base.text}" contradicts the output its sentence names: {_describe(output)}; correct the '
-               "number, or mark it [...]{.nocheck} if it is not that result")
-    return replace(base, status=Status.UNVERIFIED, value=output.number.text, output_ref=output.ref,
-                   output_line=output.line_text, label=output.label, message=message)
+def _compared(base: QuoteResult, item: ProseNumber, occurrence: int, output: OutputNumber) -> QuoteResult:
+    """The verdict once ``output`` is chosen: verified, stale or (more decimals than printed,
+    which agree with it as far as it prints) unverified."""
+    prose = item.number
+    if not prose.comparator and _fraction_places(prose) > _fraction_places(output.number) \
+            and _agrees_as_printed(prose, output.number):
+        return replace(base, status=Status.UNVERIFIED, value=output.number.text, output_ref=output.ref,
+                       output_line=output.line_text, label=output.label,
+                       message=FEWER_DECIMALS.format(text=item.text, line=_describe(output)))
+    if _backs(prose, output.number, _states_direction(item)):
+        return _verified(base, item, occurrence, output)
+    return _stale(base, item, occurrence, output)
 
 
-def _bind_new(base: QuoteResult, item: ProseNumber, occurrence: int, words: SentenceWords,
-              backing: list[OutputNumber]) -> QuoteResult:
-    lines = _distinct_lines(backing)
-    if not lines:
-        return replace(base, status=Status.UNVERIFIED, message=unverified_message(item.text))
-    if len(lines) == 1:
-        return _verified(base, item, occurrence, lines[0])
-    scores = [(words.score(o), o) for o in lines]
-    best = max(score for score, _ in scores)
-    top = [o for score, o in scores if score == best]
-    if len(top) == 1:
-        return _verified(base, item, occurrence, top[0])
-    return _ambiguous(base, top)
+def _agrees_as_printed(prose: Number, output: Number) -> bool:
+    """True when ``prose``, rounded to the decimals ``output`` prints, reads as ``output``
+    ("0.7500" and ``0.75``): it may be right, but nothing printed says so."""
+    return matches_output(output, prose)
+
+
+def _fraction_places(number: Number) -> int:
+    """The decimals a number shows, as a plain fraction (``5.9%`` shows 3)."""
+    return number.places + (2 if number.percent else 0)
+
+
+def _backs(prose: Number, output: Number, direction: bool) -> bool:
+    """True when ``output`` backs ``prose``: equal at the prose's precision with the same
+    sign (or either sign, as magnitudes, when the sentence states a direction)."""
+    if matches_output(prose, output):
+        return True
+    if not direction or prose.comparator or prose.negative == output.negative:
+        return False
+    return matches_output(replace(prose, negative=False, value=abs(prose.value)),
+                          replace(output, negative=False, value=abs(output.value)))
+
+
+def _states_direction(item: ProseNumber) -> bool:
+    """True when the number's sentence states a direction in words."""
+    text = (item.before + " " + item.after).casefold()
+    return any(word in DIRECTION_WORDS for word in DIRECTION_WORD.findall(text))
 
 
 def _ambiguous(base: QuoteResult, candidates: list[OutputNumber]) -> QuoteResult:
     shown = [_describe(o) for o in candidates[:LISTED_CANDIDATES]]
     more = f" and {len(candidates) - LISTED_CANDIDATES} more" if len(candidates) > LISTED_CANDIDATES else ""
-    message = (f"{len(candidates)} output lines show it and the sentence names none of them: "
+    message = (f"{len(candidates)} outputs are named as well by its words: "
                f"{', '.join(shown)}{more}; use in the sentence a word of the line it quotes, print that "
                "value with a label the sentence uses, or write it inline as `{python} expr`")
     return replace(base, status=Status.AMBIGUOUS, message=message,
@@ -341,36 +370,18 @@ def _describe(output: OutputNumber) -> str:
     return f'{output.number.text} in "{line}" (block {output.ref.block}{label})'
 
 
-def _check_binding(base: QuoteResult, item: ProseNumber, occurrence: int, entry: LockEntry,
-                   outputs: OutputIndex) -> QuoteResult:
-    target, found_by = outputs.resolve(entry)
-    if target is not None and matches_output(item.number, target.number):
-        return _verified(base, item, occurrence, target)
-    if found_by != "label" or target is None:
-        # Bound by shape or position only (a lock of version 1), or its line is gone (a table
-        # gained columns): look again, as for a new number, before calling it stale.
-        words = SentenceWords.of(item)
-        backing = outputs.backing(item.number)
-        if _contradiction(item, words, backing, outputs) is None:
-            rebound = _bind_new(base, item, occurrence, words, backing)
-            if rebound.status is Status.VERIFIED:
-                return rebound
-    if target is None:
-        where = f"block {entry.block}, output {entry.output}, line {entry.output_line}"
-        message = (f"the output line it was verified against ({where}: {entry.shape!r}) is gone; "
-                   "print the value again or mark the number [...]{.nocheck}")
-        return replace(base, status=Status.STALE, old=entry.value, message=message, entry=entry)
+def _stale(base: QuoteResult, item: ProseNumber, occurrence: int, target: OutputNumber) -> QuoteResult:
     new = rewritten_value(item.number, target.number)
     fixed = _entry_for(base.path, item, occurrence, target, quote=new) if new else None
     if item.number.comparator and not target.number.comparator:
-        message = (f"the output it quotes now says {target.number.text}, which no longer satisfies it "
-                   "(rewrite it by hand)")
+        message = f"the output it quotes now says {target.number.text}, which no longer satisfies it"
     else:
-        message = f"the output it quotes now says {new or target.number.text}" + ("" if new else " (rewrite it by "
-                                                                                                 "hand)")
+        message = f"the output it quotes now says {new or target.number.text}"
+    message += f": {_describe(target)}" + ("" if new else " (rewrite it by hand)")
     return replace(
-        base, status=Status.STALE, value=target.number.text, old=entry.value, new=new, output_ref=target.ref,
-        output_line=target.line_text, message=message, entry=entry, fixed_entry=fixed, label=target.label,
+        base, status=Status.STALE, value=target.number.text, new=new, output_ref=target.ref,
+        output_line=target.line_text, message=message, entry=_entry_for(base.path, item, occurrence, target),
+        fixed_entry=fixed, label=target.label,
     )
 
 

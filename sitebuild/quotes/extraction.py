@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import html
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterable, Iterator, Sequence
 
 from markdown_it.token import Token
@@ -43,6 +43,24 @@ ENTITY = re.compile(r"&(?:#[0-9]+|#[xX][0-9a-fA-F]+|[A-Za-z][A-Za-z0-9]*);")
 ESCAPABLE = set("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 #: Options of a fence's info string whose text is prose (a figure's caption and alt text).
 PROSE_OPTIONS = re.compile(r"""\{(caption|alt)=(?:"([^"]*)"|'([^']*)')\}""")
+
+
+@dataclass(frozen=True)
+class Surroundings:
+    """What stands around a prose number and says what it measures: the path of headings
+    above it, the header of its column and the label of its row when it is in a table of
+    the prose (the words of the row's other cells), and the text of its parent list
+    item when it is in a nested list; ``row_key`` identifies its table row (-1 outside
+    a table): the numbers of one row are one sentence."""
+
+    headings: tuple[str, ...] = ()
+    column_header: str = ""
+    row_label: str = ""
+    parent_item: str = ""
+    row_key: int = -1
+
+
+NO_SURROUNDINGS = Surroundings()
 
 
 @dataclass(frozen=True)
@@ -69,6 +87,9 @@ class ProseNumber:
     where: str = "prose"
     before: str = ""
     after: str = ""
+    surroundings: Surroundings = NO_SURROUNDINGS
+    sentence_key: tuple[int, int] = (-1, -1)
+    in_claim: bool = False
 
     @property
     def text(self) -> str:
@@ -79,6 +100,71 @@ class ProseNumber:
     def markable(self) -> bool:
         """True when the renderer can wrap the number (not in an alt text or a caption)."""
         return self.where in ("prose", "heading") and self.token_index >= 0
+
+
+
+
+def surroundings_of(tokens: Sequence[Token]) -> dict[int, Surroundings]:
+    """The :class:`Surroundings` of each inline token, by its index in ``tokens``."""
+    found: dict[int, Surroundings] = {}
+    headings: list[tuple[int, str]] = []
+    items: list[str] = []
+    header: list[str] = []
+    row: list[str] = []
+    column = row_key = 0
+    for index, token in enumerate(tokens):
+        kind = token.type
+        if kind == "heading_open":
+            level = int(token.tag[1:])
+            headings = [h for h in headings if h[0] < level]
+            headings.append((level, tokens[index + 1].content if index + 1 < len(tokens) else ""))
+        elif kind == "thead_open":
+            header = []
+        elif kind == "tr_open":
+            row, column, row_key = _row_texts(tokens, index), 0, index
+            if tokens[index - 1].type == "thead_open":
+                header = row
+        elif kind in ("th_close", "td_close"):
+            column += 1
+        elif kind == "list_item_open":
+            items.append(_item_text(tokens, index))
+        elif kind == "list_item_close" and items:
+            items.pop()
+        elif kind == "inline":
+            found[index] = _surroundings_here(tokens, index, headings, header, row, column, items, row_key)
+    return found
+
+
+def _surroundings_here(tokens: Sequence[Token], index: int, headings: list[tuple[int, str]], header: list[str],
+                       row: list[str], column: int, items: list[str], row_key: int) -> Surroundings:
+    previous = tokens[index - 1].type if index else ""
+    in_cell = previous in ("th_open", "td_open")
+    in_body_cell = previous == "td_open"
+    own_heading = previous == "heading_open"
+    path = tuple(text for _, text in (headings[:-1] if own_heading else headings))
+    column_header = header[column] if in_body_cell and column < len(header) else ""
+    row_label = " ".join(cell for i, cell in enumerate(row) if i != column) if in_body_cell else ""
+    parent = items[-2] if len(items) >= 2 and not in_cell else ""
+    return Surroundings(path, column_header, row_label, parent, row_key if in_cell else -1)
+
+
+def _row_texts(tokens: Sequence[Token], start: int) -> list[str]:
+    """The texts of the cells of the table row opened at ``start``."""
+    texts = []
+    for token in tokens[start + 1:]:
+        if token.type == "tr_close":
+            break
+        if token.type == "inline":
+            texts.append(token.content)
+    return texts
+
+
+def _item_text(tokens: Sequence[Token], start: int) -> str:
+    """The text of the first paragraph of the list item opened at ``start``."""
+    for token in tokens[start + 1:start + 4]:
+        if token.type == "inline":
+            return token.content
+    return ""
 
 
 def parse_tokens(md_text: str) -> list[Token]:
@@ -101,6 +187,7 @@ def extract_prose_numbers(
     exempt_level: int | None = None
     cursors: dict[int, int] = {}
     found: list[ProseNumber] = []
+    around = surroundings_of(tokens)
     for index, token in enumerate(tokens):
         if token.type == "heading_open":
             level = int(token.tag[1:])
@@ -112,7 +199,8 @@ def extract_prose_numbers(
         reason = "exempt section" if exempt_level is not None else ""
         if token.type == "inline" and token.map is not None:
             where = "heading" if index and tokens[index - 1].type == "heading_open" else "prose"
-            found.extend(_InlineReader(token, index, lines, cursors, reason, where).numbers())
+            reader = _InlineReader(token, index, lines, cursors, reason, where, around.get(index, NO_SURROUNDINGS))
+            found.extend(reader.numbers())
         elif token.type == "fence" and token.map is not None:
             found.extend(_caption_numbers(token, lines, reason))
     return found
@@ -167,8 +255,9 @@ class _InlineReader:
     """Reads one inline token: its text children, aligned with their source lines."""
 
     def __init__(self, token: Token, token_index: int, lines: list[str], cursors: dict[int, int],
-                 section_reason: str, where: str):
+                 section_reason: str, where: str, surroundings: Surroundings = NO_SURROUNDINGS):
         self.token, self.token_index, self.lines, self.cursors = token, token_index, lines, cursors
+        self.surroundings = surroundings
         self.section_reason, self.where = section_reason, where
         self.line = token.map[0]
         self.last_line = max(token.map[1] - 1, self.line)
@@ -176,6 +265,7 @@ class _InlineReader:
 
     def numbers(self) -> Iterator[ProseNumber]:
         nocheck: list[bool] = []
+        claims: list[bool] = []
         hidden = 0
         for child_index, child in enumerate(self.token.children or []):
             kind = child.type
@@ -183,8 +273,10 @@ class _InlineReader:
                 self._next_line()
             elif kind == "span_open":
                 nocheck.append(NOCHECK_CLASS in str(child.attrs.get("class", "")).split())
+                claims.append("check" in child.attrs)
             elif kind == "span_close" and nocheck:
                 nocheck.pop()
+                claims.pop()
             elif kind == "link_open":
                 is_hidden = child.markup == "autolink" or ANCHOR_CLASS in str(child.attrs.get("class", ""))
                 hidden += is_hidden
@@ -199,7 +291,8 @@ class _InlineReader:
                 yield from self._image_numbers(child, child_index, any(nocheck))
                 self._skip(str(child.attrs.get("src", "")))
             elif kind == "text" and not hidden:
-                yield from self._text_numbers(child, child_index, any(nocheck))
+                for number in self._text_numbers(child, child_index, any(nocheck)):
+                    yield replace(number, in_claim=any(claims)) if any(claims) else number
             elif kind == "text":
                 self._advance(child.content)
 
@@ -251,15 +344,19 @@ class _InlineReader:
         if columns is not None and number.end <= len(columns):
             span = (columns[number.start], columns[number.end - 1] + 1)
             exact = source[span[0]:span[1]] == number.text
-        before, after = _sentence_sides(sentence if sentence is not None else self.plain,
-                                        (0 if sentence is not None else plain_start) + number.start,
-                                        (0 if sentence is not None else plain_start) + number.end)
+        text = sentence if sentence is not None else self.plain
+        offset = 0 if sentence is not None else plain_start
+        before, after = _sentence_sides(text, offset + number.start, offset + number.end)
+        key = (self.token_index if sentence is None else -child_index - 2, offset + number.start - len(before))
+        if self.surroundings.row_key >= 0:
+            key = (-10_000 - self.surroundings.row_key, 0)  # a table row of the prose is one sentence
         column = span[0] + 1 if span[0] >= 0 else 0
         return ProseNumber(
             number=number, line=self.line + 1, col=column,
             context=sentence_context(source, span[0] if span[0] >= 0 else source.find(number.text)),
             exempt_reason=reason, token_index=self.token_index if where != "alt" else -1,
             child_index=child_index, span=span, exact=exact, where=where, before=before, after=after,
+            surroundings=self.surroundings, sentence_key=key,
         )
 
 
@@ -327,6 +424,7 @@ def _caption_numbers(fence: Token, lines: list[str], reason: str) -> Iterator[Pr
                 number=number, line=line + 1, col=span[0] + 1, context=sentence_context(value, number.start),
                 exempt_reason=reason, token_index=-1, child_index=-1, span=span,
                 exact=source[span[0]:span[1]] == number.text, where="caption", before=before, after=after,
+                surroundings=NO_SURROUNDINGS, sentence_key=(-1000 - line, number.start - len(before)),
             )
 
 

@@ -7,6 +7,8 @@ byte stays, line endings (CRLF) included. A number is left for the author, with 
 reason, when:
 
 - no value can be written for it (a bound such as "p < 0.05" backed by a plain value);
+- it stands in the words of a checked claim (``[words]{check="..."}``): a claim is the
+  author's to reword;
 - its span is not known exactly (the source spells it with escapes or entities);
 - it stands in a heading whose anchor other text links to, and one of those links
   cannot be located exactly to be rewritten with it (a heading's anchor is made from
@@ -97,7 +99,10 @@ def fix_page(page: SourceFile, quotes: PageQuotes, others: Sequence[SourceFile] 
 def _fixable(stale: list[QuoteResult]) -> tuple[list[QuoteResult], list[QuoteResult]]:
     fixable, left = [], []
     for result in stale:
-        if not result.new:
+        if result.in_claim:
+            left.append(_left(result, f"{result.message}; it stands in the words of a checked claim, which --fix never "
+                                      "rewrites: reword the claim by hand"))
+        elif not result.new:
             left.append(result)
         elif not result.exact or result.span[0] < 0:
             left.append(_left(result, f'{result.message}; its place in the source is not known exactly '

@@ -4,7 +4,7 @@ One JSON file in the source folder (``explainers/quotes.lock.json``), committed 
 pages, written sorted and indented so that a change reads as a small diff::
 
     {
-      "version": 2,
+      "version": 3,
       "quotes": [
         {"page": "explainers/x.md", "quote": "72%", "context": "significant in # of ...",
          "occurrence": 0, "line": 42, "block": 3, "output": 0, "output_line": 2,
@@ -13,13 +13,17 @@ pages, written sorted and indented so that a change reads as a small diff::
       ]
     }
 
-A prose number is bound by its page, text, sentence shape (``context``) and occurrence
-(not its line, so edits above it do not break the binding); its output by the label of
-the output number (the words that say what it measures) first, then the shape of the
-output line, then its position (block, output, line, index).
+An entry is keyed by the words of the number's sentence (``context``: the sentence with
+its numbers masked) and ``occurrence``, the number's place among the page's numbers in
+sentences of those words (not its line, so edits above it do not break the binding, and
+not its text, so a number edited in place keeps its memory). The lock is memory, not
+evidence (see :mod:`sitebuild.quotes.binding`): it settles a tie between outputs its words
+name as well, in favour of the ``label`` it remembers, and a number bound elsewhere is
+reported as rebound; it never overrides what the words choose. ``build`` and
+``check --fix`` write it, ``check`` only reads it.
 
-A version 1 lock (entries without ``label``) is read as it is: those entries bind by
-shape and position, and the next passing build writes them back with their labels.
+A lock of version 1 or 2 (which keyed an entry by the number's text) is read, its
+entries checked, and then forgotten: the next passing build writes version 3.
 """
 
 from __future__ import annotations
@@ -32,8 +36,8 @@ from typing import Any, Iterable
 from sitebuild.errors import SourceError
 from sitebuild.store.files import is_racy, path_state, write_text_atomic
 
-LOCK_VERSION = 2
-READABLE_VERSIONS = (1, 2)
+LOCK_VERSION = 3
+READABLE_VERSIONS = (1, 2, 3)
 #: Fields an entry may lack (added after version 1), with the value they then take.
 OPTIONAL_FIELDS = {"label": ""}
 LOCK_FILENAME = "quotes.lock.json"
@@ -103,7 +107,8 @@ def _entries_from(path: Path, data: object) -> list[LockEntry]:
                       dict) or data.get("version") not in READABLE_VERSIONS or not isinstance(data.get("quotes"), list):
         raise SourceError(path, f'expected an object {{"version": {LOCK_VERSION}, "quotes": [...]}}, '
                           f"found {_describe(data)}; delete the file to rebuild it")
-    return [_entry_from(path, position, item) for position, item in enumerate(data["quotes"])]
+    entries = [_entry_from(path, position, item) for position, item in enumerate(data["quotes"])]
+    return entries if data["version"] == LOCK_VERSION else []  # older locks keyed numbers otherwise: forgotten
 
 
 def _describe(data: object) -> str:

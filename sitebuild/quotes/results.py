@@ -36,7 +36,9 @@ class QuoteResult:
     0-based columns in its source line and ``exact`` whether the source there reads
     ``text`` (only then may ``--fix`` rewrite it). ``where`` is prose, heading, alt or
     caption; ``label`` the words of the output line it is bound to; ``candidates`` the
-    output lines an AMBIGUOUS number could quote."""
+    output lines an AMBIGUOUS number could quote; ``in_claim`` whether it stands in a
+    checked claim's words (``--fix`` never rewrites those); ``rebound`` the label the
+    lock remembered when the number is now bound to a line with other labels."""
 
     path: str
     status: Status
@@ -59,6 +61,8 @@ class QuoteResult:
     where: str = "prose"
     label: str = ""
     candidates: tuple[str, ...] = ()
+    in_claim: bool = False
+    rebound: str = ""
 
 
 @dataclass(frozen=True)
@@ -105,9 +109,10 @@ class PageQuotes:
         return summarize(self.results, self.claims)
 
     def problems(self, strict: bool = False) -> list[QuoteResult]:
-        """The STALE results, and the UNVERIFIED and AMBIGUOUS ones too when ``strict``."""
+        """The STALE results, and the UNVERIFIED, AMBIGUOUS and rebound ones too when ``strict``."""
         failing = {Status.STALE, Status.UNVERIFIED, Status.AMBIGUOUS} if strict else {Status.STALE}
-        return [result for result in self.results if result.status in failing]
+        return [result for result in self.results if result.status in failing
+                or (strict and result.rebound and result.status is Status.VERIFIED)]
 
     def broken_claims(self) -> list[ClaimResult]:
         """The claims that do not hold or could not be evaluated."""
@@ -132,7 +137,7 @@ def format_problem(result: QuoteResult) -> str:
     if result.status is Status.STALE:
         hint = "" if result.message.endswith(BY_HAND) else STALE_FIX_HINT
         return f'{where}: "{result.text}" is stale: {result.message}{hint}'
-    if result.status is Status.UNVERIFIED:
+    if result.status is Status.UNVERIFIED or (result.rebound and result.status is Status.VERIFIED):
         return f"{where}: {result.message}"
     return f'{where}: "{result.text}" is {result.status.value}: {result.message}'
 

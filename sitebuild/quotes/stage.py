@@ -113,7 +113,8 @@ def inline_results(page: Page, executed: ExecutedPage) -> list[QuoteResult]:
 
 def check_page_quotes(page: Page, executed: ExecutedPage, lock: list[LockEntry]) -> PageQuotes:
     """Check one executed page's numbers against its outputs, code and the lock."""
-    quotes = check_page(page.text, page.rel_path, outputs_from_blocks(executed.blocks),
+    sources = {block.n: block.source for block in page.blocks if block.language == "python"}
+    quotes = check_page(page.text, page.rel_path, outputs_from_blocks(executed.blocks, sources),
                         [block.source for block in page.blocks if block.language == "python"],
                         lock, page.front.exempt_sections, tokens=page.tokens)
     quotes.results.extend(inline_results(page, executed))

@@ -2,7 +2,8 @@
 output line's label, tokenised the same way so they can be compared.
 
 A word is a run of letters (``p_value`` and ``p-value`` are the words "p" and "value"),
-lower-cased, with a plural "s" dropped (``gaps`` -> ``gap``); stop words, which say
+lower-cased, with a plural "s" dropped (``gaps`` -> ``gap``) and an abbreviation of
+:data:`ABBREVIATIONS` written out (``disadv.`` -> ``disadvantaged``); stop words, which say
 nothing about what a number measures, are left out."""
 
 from __future__ import annotations
@@ -22,6 +23,10 @@ yet i e g eg ie etc its
 """.split())
 
 
+#: Abbreviations of output labels, read as the words they shorten (``rows (disadv.)``).
+ABBREVIATIONS = {"disadv": "disadvantaged", "adv": "advantaged"}
+
+
 def word_list(text: str) -> list[str]:
     """The content words of ``text`` in order, each once.
 
@@ -32,7 +37,7 @@ def word_list(text: str) -> list[str]:
     """
     seen: dict[str, None] = {}
     for raw in WORD.findall(text.casefold()):
-        word = _stem(raw)
+        word = _stem(ABBREVIATIONS.get(raw, raw))
         if word not in STOP_WORDS and raw not in STOP_WORDS:
             seen.setdefault(word, None)
     return list(seen)

@@ -251,6 +251,10 @@ def _reading_parser():
     return make_parser()
 
 
+#: A UTF-8 byte order mark, which some editors write at the start of a file.
+BOM = "\ufeff"
+
+
 def read_page(path: Path, root: Path, previous: Page | None = None) -> Page:
     """Parse one explainer. Raises :class:`SourceError` naming the file, line and field.
     ``previous``, the page as the file was parsed before, lends its validated front matter
@@ -260,7 +264,7 @@ def read_page(path: Path, root: Path, previous: Page | None = None) -> Page:
     slug = path.stem
     if not SLUG_PATTERN.match(slug):
         raise SourceError(rel, f"file name: expected a slug of lower-case letters, digits and hyphens, found {slug!r}")
-    text = path.read_text(encoding="utf-8")
+    text = path.read_text(encoding="utf-8").removeprefix(BOM)  # a byte order mark before the front matter
     tokens = _reading_parser().parse(text)
     if not tokens or tokens[0].type != "front_matter":
         raise SourceError(rel, "expected YAML front matter between '---' lines at the top (title, summary)", 1)

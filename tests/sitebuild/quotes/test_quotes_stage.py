@@ -77,7 +77,8 @@ def test_a_stale_number_is_an_error_in_the_issue_format(tmp_path):
     changed = ExecutedPage(slug="p", blocks={1: [Output("stream", "rate 0.31\n", ["rate 0.31"])]})
     second = check_quotes(tmp_path / "explainers", [page], {"p": changed})
     [problem] = second.problems()
-    assert str(problem) == 'explainers/p.md:6: "0.25" is stale: the output it quotes now says 0.31' + STALE_FIX_HINT
+    assert str(problem) == ('explainers/p.md:6: "0.25" is stale: the output it quotes now says 0.31: '
+                            '0.31 in "rate 0.31" (block 1, labelled "rate")' + STALE_FIX_HINT)
     [stale] = [r for r in second.pages["p"].results if r.status is Status.STALE]
     assert (stale.old, stale.new, stale.value) == ("0.25", "0.31", "0.31")
 
