@@ -13,12 +13,16 @@ from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ElementTree
-from dataclasses import dataclass
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import astuple, dataclass
 from functools import lru_cache
+from pathlib import Path
 
 from sitebuild.checks.check import Problem
 from sitebuild.execution.executed import ExecutedPage
 from sitebuild.source.read import Page
+from sitebuild.store.memo import Memo, engine_version
 
 #: The dark theme's page background (--bg in templates/static/palette.css).
 DARK_BACKGROUND = "#14171c"
@@ -182,6 +186,35 @@ def faint_marks(svg: str | bytes, background: str = DARK_BACKGROUND, minimum: fl
             _CHECKED.clear()
         _CHECKED[key] = _faint_marks(data, background, minimum)
     return list(_CHECKED[key])
+
+
+#: The memo of the faint marks found in each dark figure, kept in the build's cache, so
+#: that a build or a check in a new process parses only the figures it has not seen.
+CONTRAST_FILE = "figure-contrast.json"
+
+
+def contrast_memo(cache_dir: Path) -> Memo:
+    """The memo of :data:`_CHECKED` between processes (its result depends on this module's
+    code: keyed by the engine's version)."""
+    return Memo(cache_dir / CONTRAST_FILE, "figure contrast", engine_version())
+
+
+def _valid_checked(saved: dict) -> bool:
+    return all(isinstance(marks, list) and all(isinstance(m, list) and len(m) == 5 for m in marks)
+               for marks in saved.values())
+
+
+@contextmanager
+def remembered_contrasts(cache_dir: Path) -> Iterator[None]:
+    """Within it, :func:`faint_marks` starts from what earlier builds found (the memo in
+    ``cache_dir``) and, at its end, the memo keeps what this one found."""
+    memo = contrast_memo(cache_dir)
+    for text, marks in memo.load({}, _valid_checked).items():
+        digest, background, minimum = text.split("|")
+        _CHECKED.setdefault((digest, background, float(minimum)), [Mark(*m) for m in marks])
+    yield
+    memo.save({f"{d}|{b}|{m!r}": [list(astuple(mark)) for mark in marks]
+               for (d, b, m), marks in list(_CHECKED.items())[-CHECKED_KEPT:]})
 
 
 def _faint_marks(svg: bytes, background: str, minimum: float) -> list[Mark]:

@@ -418,6 +418,7 @@ def check_stage(config: BuildConfig, read: ReadPages, executions: Executions, ch
     ``check_only``, whether the generated scripts are in sync too), quoted numbers, the
     warnings of the executions and a cycle among the pages."""
     from sitebuild.checks.check import Problem, check_site
+    from sitebuild.checks.figure_contrast import remembered_contrasts
     from sitebuild.checks.links import author_checks, check_data_keys
     from sitebuild.quotes import check_quotes
     from sitebuild.quotes.memo import QuoteMemo
@@ -427,7 +428,8 @@ def check_stage(config: BuildConfig, read: ReadPages, executions: Executions, ch
     problems += [executions.cycle] if executions.cycle is not None else []
     problems += check_site(pages, executed, scripts=check_only)
     problems += check_data_keys(pages, config.site.data_theme)
-    problems += author_checks(pages, executed, config.site, config.root)
+    with remembered_contrasts(config.cache_dir):  # the dark figures' marks, parsed once per figure
+        problems += author_checks(pages, executed, config.site, config.root)
     memo = QuoteMemo(config.cache_dir, resident.quotes if resident is not None else None)
     quotes = check_quotes(config.source, pages, executed, [e.path for e in read.source_errors], memo=memo)
     memo.save()

@@ -11,6 +11,7 @@ from typing import Callable
 
 import pytest
 
+from sitebuild.checks import figure_contrast
 from sitebuild.commands.steps import steps_memo
 from sitebuild.execution.cache import ExecutionCache, hashes_memo, index_memo, package_set_memo, packages_digest
 from sitebuild.execution.deps import PACKAGE_VERSIONS_FILE, package_table
@@ -145,6 +146,25 @@ def _feeds(tmp: Path) -> Path:
     return tmp / "cache" / "page-feeds.json"
 
 
+DARK_SVG = b'<svg xmlns="http://www.w3.org/2000/svg"><path d="M0 0" stroke="#000000"/></svg>'
+
+
+def _contrasts(tmp: Path) -> Path:
+    figure_contrast._CHECKED.clear()
+    with figure_contrast.remembered_contrasts(tmp / "cache"):
+        assert figure_contrast.faint_marks(DARK_SVG)  # black on the dark background: faint
+    figure_contrast._CHECKED.clear()
+    return tmp / "cache" / figure_contrast.CONTRAST_FILE
+
+
+def _remembered_contrasts(tmp: Path) -> bool:
+    """True when the marks found by the last build are known before any figure is parsed."""
+    with figure_contrast.remembered_contrasts(tmp / "cache"):
+        known = bool(figure_contrast._CHECKED)
+    figure_contrast._CHECKED.clear()
+    return known
+
+
 def _preload(tmp: Path) -> Path:
     remember_preload(tmp / "cache", {"numpy", "pandas"})
     return tmp / "cache" / LEARNED_FILE
@@ -193,6 +213,7 @@ MEMOS: dict[str, MemoCase] = {
     "site as written": (_site_files, lambda tmp: read_site_files(tmp / "cache")),
     "page feeds": (_feeds, lambda tmp: load_feeds(tmp / "cache").writes),
     "learned preload": (_preload, lambda tmp: learned_preload(tmp / "cache")),
+    "figure contrast": (_contrasts, _remembered_contrasts),
     "step checks": (_steps, lambda tmp: steps_memo(tmp / "cache" / "steps.json").load({})),
     "scripts": (_scripts, lambda tmp: scripts_memo(tmp / "cache" / "scripts.json", "engine-1").load({})),
     "parsed pages": (_parsed, lambda tmp: _parsed_shelf(tmp).get(str(tmp / "explainers" / "p.md"))),
