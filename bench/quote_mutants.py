@@ -42,7 +42,7 @@ from sitebuild.quotes.stage import INLINE_MESSAGE, check_page_quotes, lock_path_
 def load_site(root: Path, cache_dir: Path | None = None):
     """The site's config, pages and executions (from the cache, run when missing), by the
     build's own read, order and execute stages."""
-    from sitebuild.commands.build import execute_stage, order_stage, read_stage
+    from sitebuild.commands.stages import execute_stage, order_stage, read_stage
     from sitebuild.execution.order import load_feeds
 
     config = make_config(root, jobs=2, **({"cache_dir": cache_dir} if cache_dir else {}))
