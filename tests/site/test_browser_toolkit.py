@@ -226,7 +226,7 @@ def test_the_real_pages_formulas_lay_out(open_context, real_site_url, theme):
     page = _open(open_context, f"{real_site_url}predictive-parity.html", width=390, theme=theme)
     boxes = page.evaluate("""() => [...document.querySelectorAll('main math')].map(m => {
         const box = m.getBoundingClientRect(); return [m.getAttribute('display'), box.width, box.height]; })""")
-    assert [d for d, _, _ in boxes] == ["inline", "inline", "inline", "block"], boxes
+    assert {d for d, _, _ in boxes} == {"inline", "block"} and len(boxes) >= 4, boxes
     assert all(width > 10 and height > 10 for _, width, height in boxes), boxes
     assert "$" not in page.evaluate("() => document.querySelector('main').innerText")
     assert page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth") <= 0

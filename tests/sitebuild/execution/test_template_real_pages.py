@@ -37,11 +37,14 @@ def imported_modules(page) -> set[str]:
 
 
 def covering_pages(pages: list) -> list:
-    """The fewest pages (greedily, ties to the first by name) whose imports together are
-    everything any of ``pages`` imports."""
+    """Few pages whose imports together are everything any of ``pages`` imports: the audit
+    page importing the most (an audit's own path: its data, its model, the results), then
+    greedily the page adding the most (ties to the first by name)."""
     imports = {page.slug: imported_modules(page) for page in pages}
     wanted = set().union(*imports.values())
-    chosen = []
+    audits = [page for page in pages if page.front.theme == "Audits"]
+    chosen = [max(audits, key=lambda page: len(imports[page.slug]))] if audits else []
+    wanted -= set().union(*(imports[page.slug] for page in chosen))
     while wanted:
         best = max(pages, key=lambda page: len(imports[page.slug] & wanted))
         chosen.append(best)
