@@ -9,7 +9,6 @@ from typing import Iterable
 
 from sitebuild.execution.executed import ExecutedPage, PageError
 from sitebuild.execution.extract import script_path, script_text
-from sitebuild.source.math import formula_errors
 from sitebuild.source.read import Page
 from sitebuild.source.tokens import inline_children
 
@@ -121,7 +120,7 @@ def check_links(page: Page, anchors: dict[str, set[str]]) -> list[Problem]:
 
 def check_math(page: Page) -> list[Problem]:
     """An error at its .md line for each formula that cannot be rendered as MathML."""
-    return [Problem(page.rel_path, line, message) for line, message in formula_errors(page.tokens)]
+    return [Problem(page.rel_path, line, message) for line, message in page.math_errors]
 
 
 def check_site(pages: list[Page], executed: dict[str, ExecutedPage], *, scripts: bool = True) -> list[Problem]:

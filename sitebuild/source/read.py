@@ -14,6 +14,7 @@ from markdown_it.token import Token
 from sitebuild.errors import SourceError
 from sitebuild.source.claims import Claim, find_claims
 from sitebuild.source.markdown import make_parser
+from sitebuild.source.math import formula_errors
 from sitebuild.yamltext import describe_yaml_error, safe_yaml, yaml_errors
 
 BLOCK_FLAGS = frozenset({"hide-code", "hide-output", "no-exec", "expect-error"})
@@ -86,6 +87,10 @@ class Page:
     blocks: list[CodeBlock]
     inline: list[InlineExpr]
     claims: list[Claim] = field(default_factory=list)
+    #: (.md line, message) of each formula that cannot be rendered, found as the page is
+    #: parsed: the page cache keeps them, so a check converts only the formulas of pages
+    #: it parses again.
+    math_errors: tuple[tuple[int, str], ...] = ()
 
     @property
     def code_blocks(self) -> list[CodeBlock]:
@@ -280,7 +285,8 @@ def read_page(path: Path, root: Path, previous: Page | None = None) -> Page:
             blocks.append(CodeBlock(n=n, language=language, source=token.content, line=token.map[0] + 2,
                                     options=options))
     return Page(slug=slug, path=resolved, rel_path=rel, text=text, front=front, tokens=tokens,
-                blocks=blocks, inline=_inline_exprs(tokens, text.splitlines()), claims=find_claims(tokens))
+                blocks=blocks, inline=_inline_exprs(tokens, text.splitlines()), claims=find_claims(tokens),
+                math_errors=tuple(formula_errors(tokens)))
 
 
 def read_pages(source: Path, root: Path) -> tuple[list[Page], list[SourceError]]:
