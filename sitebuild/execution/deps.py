@@ -24,7 +24,6 @@ import glob
 import hashlib
 import os
 import sys
-import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
@@ -556,11 +555,6 @@ class Deps:
             yield from records
 
     @property
-    def trusted(self) -> bool:
-        """False when a file the page read moved while it ran (the entry is kept but never used)."""
-        return all(record.trusted for record in self.all_records())
-
-    @property
     def files_read(self) -> list[str]:
         """The files read or imported (not those looked for and absent), sorted."""
         return sorted(r.path for r in self.of_kind(FileRead) if r.digest is not None)
@@ -574,12 +568,6 @@ class Deps:
     def reads(self) -> frozenset[str]:
         """The names of every file and folder the page read, listed or looked for."""
         return frozenset(r.key for r in self.all_records() if isinstance(r, (FileRead, Listing)))
-
-    @property
-    def fresh(self) -> bool:
-        """False when a record's state is too recent to vouch for it (see :meth:`Record.fresh`)."""
-        now_ns = time.time_ns()  # one clock for every record
-        return all(record.fresh(now_ns) for record in self.all_records())
 
     def stamp_lines(self, into: dict[str, Any] | None = None, watched: set[str] | None = None) -> dict[str, Any]:
         """The stamp's state line of every record, by ``kind:key``, added to ``into`` (a new
@@ -598,8 +586,8 @@ class Deps:
         return lines
 
     def vouches(self, now_ns: int) -> bool:
-        """True when the stamp may rely on these records: :attr:`trusted` and :attr:`fresh`
-        at ``now_ns``, in one pass."""
+        """True when the stamp may rely on these records: each is trusted (see
+        :attr:`Record.trusted`) and fresh at ``now_ns`` (see :meth:`Record.fresh`)."""
         return all(record.trusted and record.fresh(now_ns)
                    for kind, records in self.records.items() if _may_not_vouch(RECORD_TYPES[kind])
                    for record in records)
