@@ -15,7 +15,7 @@ and kernels started fresh (``SITEBUILD_KERNELS=fresh``), in rounds of rotating o
 
 With ``--against COMMIT`` it runs one scenario instead: the 300 trivial pages built by two
 engines side by side, the engine as it is now and the engine of ``COMMIT`` (its build.py
-and sitebuild/, with the templates of now), each into its own cache and output. After a
+and sitebuild/, with the templates of now), each with its own copy of the pages, cache and output. After a
 cold build each, rounds of alternating order time a build with nothing changed and a build
 after a prose edit of one page (the same page for both engines), wall-clock and CPU time
 of the whole process; medians and the ratio. A change of structure should change neither.
@@ -102,6 +102,7 @@ nb_execution_timeout = 120
 exclude_patterns = ["_build"]
 html_theme = "alabaster"
 """
+EDIT_WORDS = ("plain", "short", "brief", "simple", "clear", "quiet", "modest", "small", "dry", "calm", "even")
 SUMMARY = re.compile(r"(\d+) pages: (\d+) executed, (\d+) cached, (\d+) failed")
 
 
@@ -363,7 +364,8 @@ def large_site(project: Path, args) -> None:
     cpu = cpu_seconds()
     for k in range(args.repeat):
         i = 10 + k
-        edit(source / f"bench-{i:03d}.md", "a paragraph of prose", f"a paragraph of prose, edited {k}")
+        word = EDIT_WORDS[k % len(EDIT_WORDS)]  # words only: an edit that quotes no new number
+        edit(source / f"bench-{i:03d}.md", "a paragraph of prose", f"a paragraph of {word} prose")
         edits.append(build(project, "large", "large-site", cache, 2))
     rows.append((f"prose edit of one page (median of {args.repeat})", statistics.median(t for t, _ in edits),
                  (cpu_seconds() - cpu) / args.repeat, executed(edits[-1][1])))
@@ -423,18 +425,21 @@ def real_site(project: Path, args) -> None:
 def engines_side_by_side(project: Path, args) -> None:
     """The 300 trivial pages built by the engine of now and by the engine of
     ``args.against``: nothing changed and a prose edit, alternating rounds, medians."""
-    source = project / "large"
-    write_pages(source, args.large, TRIVIAL)
     engines = {"now": project / "engine", "before": snapshot_engine(args.against, project / "engine-before")}
+    # Each engine has its own copy of the pages: a build writes into its source folder (the
+    # quote lock, the generated scripts), and the engines' formats differ, so a shared
+    # folder would make each engine's build redo the other's writes.
+    for name in engines:
+        write_pages(project / f"large-{name}", args.large, TRIVIAL)
     for name, engine in engines.items():
-        seconds, line = build(project, "large", f"site-{name}", f"cache-{name}", 2, engine=engine)
+        seconds, line = build(project, f"large-{name}", f"site-{name}", f"cache-{name}", 2, engine=engine)
         print(f"cold build, {name} engine: {seconds:.1f} s ({line})", file=sys.stderr)
-        build(project, "large", f"site-{name}", f"cache-{name}", 2, engine=engine)  # records the stamp
+        build(project, f"large-{name}", f"site-{name}", f"cache-{name}", 2, engine=engine)  # records the stamp
     times: dict[tuple[str, str], list[tuple[float, float]]] = {}
 
     def timed(name: str, scenario: str) -> str:
         cpu = cpu_seconds()
-        seconds, line = build(project, "large", f"site-{name}", f"cache-{name}", 2, engine=engines[name])
+        seconds, line = build(project, f"large-{name}", f"site-{name}", f"cache-{name}", 2, engine=engines[name])
         times.setdefault((name, scenario), []).append((seconds, cpu_seconds() - cpu))
         return line
 
@@ -442,7 +447,9 @@ def engines_side_by_side(project: Path, args) -> None:
         order = list(engines) if k % 2 == 0 else list(reversed(engines))
         for name in order:
             timed(name, "nothing changed")
-        edit(source / f"bench-{10 + k:03d}.md", "a paragraph of prose", f"a paragraph of prose, edited {k}")
+        for name in engines:  # the same edit of the same page; words only, so no new number is quoted
+            edit(project / f"large-{name}" / f"bench-{10 + k:03d}.md", "a paragraph of prose",
+                 f"a paragraph of {EDIT_WORDS[k % len(EDIT_WORDS)]} prose")
         for name in order:
             line = timed(name, "prose edit of one page")
             if " 0 executed" not in line:

@@ -544,12 +544,14 @@ def record_stamp(config: BuildConfig, pages: tuple[Page, ...], executions: Execu
     write stage kept it already (the site-files memo), and the next build reads it there."""
     lines: dict[str, Any] = {}
     watched: set[str] = set()
+    added: set[int] = set()  # record tuples shared by entries are added and vouched for once
+    vouching: set[int] = set()
     vouched, now_ns = True, time.time_ns()
     for result in executions.pages.values():
         if result.deps is None:
             continue
-        result.deps.stamp_lines(into=lines, watched=watched)
-        vouched = vouched and result.deps.vouches(now_ns)
+        result.deps.stamp_lines(into=lines, watched=watched, done=added)
+        vouched = vouched and result.deps.vouches(now_ns, vouching)
     write_recorded_inputs(config.cache_dir, watched)
     volatile = (config.only or any(not p.front.cache for p in pages) or config.site.inputs
                 or any(p.front.inputs for p in pages))

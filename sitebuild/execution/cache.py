@@ -209,7 +209,8 @@ class ExecutionCache:
             stale = deps.stale(self.context, self.inputs(page), self.engine, groups)
             if stale:
                 return Lookup(None, stale)
-            result = replace(cached, deps=deps.refreshed(self.context))
+            refreshed = deps.refreshed(self.context)
+            result = cached if refreshed is cached.deps else replace(cached, deps=refreshed)
         except ForeignEntry:
             return Lookup(None, "engine changed")
         except (ValueError, KeyError, TypeError, AttributeError) as error:

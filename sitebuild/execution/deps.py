@@ -569,13 +569,21 @@ class Deps:
         """The names of every file and folder the page read, listed or looked for."""
         return frozenset(r.key for r in self.all_records() if isinstance(r, (FileRead, Listing)))
 
-    def stamp_lines(self, into: dict[str, Any] | None = None, watched: set[str] | None = None) -> dict[str, Any]:
+    def stamp_lines(self, into: dict[str, Any] | None = None, watched: set[str] | None = None,
+                    done: set[int] | None = None) -> dict[str, Any]:
         """The stamp's state line of every record, by ``kind:key``, added to ``into`` (a new
         dict by default) where it has no such line yet: the first page's line wins, and a
         file most pages read costs one state, not one per page. The watched names of each
-        new line's record are added to ``watched`` (they follow from the key)."""
+        new line's record are added to ``watched`` (they follow from the key). ``done``
+        holds the ids of record tuples already added to ``into`` in this pass (a tuple that
+        entries share, see :func:`decode_section`, is then added once); the tuples must
+        stay alive for the whole pass, as the entries that hold them do."""
         lines: dict[str, Any] = {} if into is None else into
         for kind, records in self.records.items():  # one kind at a time: its prefix and key field once
+            if done is not None:
+                if id(records) in done:
+                    continue
+                done.add(id(records))
             prefix, key_field = f"{kind}:", RECORD_TYPES[kind].key_field
             for record in records:
                 line = prefix + getattr(record, key_field)
@@ -585,12 +593,19 @@ class Deps:
                         watched.update(record.watched())
         return lines
 
-    def vouches(self, now_ns: int) -> bool:
+    def vouches(self, now_ns: int, done: set[int] | None = None) -> bool:
         """True when the stamp may rely on these records: each is trusted (see
-        :attr:`Record.trusted`) and fresh at ``now_ns`` (see :meth:`Record.fresh`)."""
-        return all(record.trusted and record.fresh(now_ns)
-                   for kind, records in self.records.items() if _may_not_vouch(RECORD_TYPES[kind])
-                   for record in records)
+        :attr:`Record.trusted`) and fresh at ``now_ns`` (see :meth:`Record.fresh`). ``done``
+        holds the ids of record tuples already found to vouch at ``now_ns`` in this pass
+        (they are not asked again; tuples found here to vouch are added)."""
+        for kind, records in self.records.items():
+            if not _may_not_vouch(RECORD_TYPES[kind]) or (done is not None and id(records) in done):
+                continue
+            if not all(record.trusted and record.fresh(now_ns) for record in records):
+                return False
+            if done is not None:
+                done.add(id(records))
+        return True
 
     def watched(self) -> set[str]:
         """The names of everything the preview watches for these records."""

@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, fields
+from json.encoder import encode_basestring as _encode_string
+from operator import attrgetter
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -70,6 +72,7 @@ class LockEntry:
 
 
 _FIELD_TYPES = {f.name: (int if f.type in ("int", int) else str) for f in fields(LockEntry)}
+_FIELD_VALUES = attrgetter(*_FIELD_TYPES)
 
 
 def load_lock(path: str | Path) -> list[LockEntry]:
@@ -143,11 +146,26 @@ def lock_text(entries: Iterable[LockEntry]) -> str:
     entries = tuple(entries)
     if entries not in _TEXT:
         ordered = sorted(entries, key=LockEntry.sort_key)
-        data = {"version": LOCK_VERSION,
-                "quotes": [{name: getattr(entry, name) for name in _FIELD_TYPES} for entry in ordered]}
         _TEXT.clear()
-        _TEXT[entries] = json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False) + "\n"
+        _TEXT[entries] = _indented_json(ordered)
     return _TEXT[entries]
+
+
+def _indented_json(ordered: list[LockEntry]) -> str:
+    """``json.dumps({"version": ..., "quotes": [...]}, indent=2, ensure_ascii=False) + "\\n"``,
+    byte for byte (a test compares them), made several times faster.
+
+    With ``indent``, the json module encodes in pure Python: a few milliseconds for the 300
+    entries of a large site, on every build that changes one of them. Every field is a
+    string or an integer, so each string is encoded by the module's own C encoder and the
+    layout is one format string."""
+    if not ordered:
+        return f'{{\n  "version": {LOCK_VERSION},\n  "quotes": []\n}}\n'
+    layout = "    {\n" + ",\n".join(f'      "{name}": %s' for name in _FIELD_TYPES) + "\n    }"
+    encoders = [_encode_string if kind is str else str for kind in _FIELD_TYPES.values()]
+    objects = [layout % tuple(encode(value) for encode, value in zip(encoders, _FIELD_VALUES(entry)))
+               for entry in ordered]
+    return f'{{\n  "version": {LOCK_VERSION},\n  "quotes": [\n' + ",\n".join(objects) + "\n  ]\n}\n"
 
 
 def save_lock(path: str | Path, entries: Iterable[LockEntry]) -> None:

@@ -149,3 +149,31 @@ def test_entries_sharing_a_decoded_section_share_one_verdict_per_build_and_not_a
     next_build = CheckContext(FileHasher(tmp_path), {"FC_RECORD_TEST": "2"})  # a variable changed since
     changed = "env FC_RECORD_TEST changed"
     assert first.stale(next_build, [], "engine") == second.stale(next_build, [], "engine") == changed
+
+
+def test_a_stamp_pass_adds_a_shared_section_once_and_still_every_other_record(tmp_path):
+    first = entry_deps(report(tmp_path), FileHasher(tmp_path), [], "engine")
+    other = report(tmp_path)
+    other["files"] = {"missing.txt": other["files"]["missing.txt"], "other.txt": {"stat": None, "sha256": None,
+                                                                                 "changed": False}}
+    second = entry_deps(other, FileHasher(tmp_path), [], "engine")
+    shared = {kind: decode_section(kind, first.section_json(kind)) for kind in ("env", "packages")}
+    first, second = (Deps.from_json(d.to_json(), shared) for d in (first, second))
+    assert first.of_kind(EnvRead) is second.of_kind(EnvRead)  # one tuple for both entries
+
+    alone: dict = {}
+    first.stamp_lines(into=alone), second.stamp_lines(into=alone)
+    together, watched, done = {}, set(), set()
+    first.stamp_lines(into=together, watched=watched, done=done)
+    assert id(first.of_kind(EnvRead)) in done
+    second.stamp_lines(into=together, watched=watched, done=done)
+    assert together == alone and "files:other.txt" in together
+    assert watched == first.watched() | second.watched()
+
+    later, vouched = time.time_ns() + 10**10, set()  # every state old enough by then
+    assert first.vouches(later, vouched) and second.vouches(later, vouched)
+    assert vouched and vouched <= {id(records) for d in (first, second) for records in d.records.values()}
+    moved = report(tmp_path)
+    moved["files"]["data.txt"]["changed"] = True  # moved while its page ran: never trusted
+    moved = Deps.from_json(entry_deps(moved, FileHasher(tmp_path), [], "engine").to_json(), shared)
+    assert not moved.vouches(later, vouched) and not moved.vouches(later)

@@ -7,6 +7,8 @@ import os
 from dataclasses import asdict, replace
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from sitebuild.errors import SourceError
 from sitebuild.quotes.lock import (
@@ -94,6 +96,20 @@ def test_lock_text_is_the_contract(tmp_path):
     text = lock_text([ENTRY])
     assert json.loads(text) == {"version": 3, "quotes": [asdict(ENTRY)]}
     assert text.splitlines()[4] == '      "page": "explainers/a.md",'
+
+
+_TEXT = st.text(st.characters(codec="utf-8"), max_size=12)  # quotes, backslashes, controls, astral
+_ENTRIES = st.lists(st.builds(LockEntry, page=_TEXT, quote=_TEXT, context=_TEXT, occurrence=st.integers(0, 9),
+                              line=st.integers(0, 10**6), block=st.integers(-1, 99), output=st.integers(-1, 9),
+                              output_line=st.integers(-1, 99), index=st.integers(-1, 9), shape=_TEXT,
+                              value=_TEXT, label=_TEXT), max_size=4)
+
+
+@given(_ENTRIES)
+def test_lock_text_is_what_json_dumps_writes_byte_for_byte(entries):
+    ordered = sorted(entries, key=LockEntry.sort_key)
+    expected = json.dumps({"version": 3, "quotes": [asdict(e) for e in ordered]}, indent=2, ensure_ascii=False)
+    assert lock_text(entries) == expected + "\n"
 
 
 def test_a_lock_of_an_older_version_is_read_and_forgotten(tmp_path):
