@@ -25,7 +25,7 @@ def _figures(block):
         print(f"saved {path.name}")
     plt.close("all")
 
-# --- block 1 (explainers/disaggregated-evaluation.md, line 60) ---
+# --- block 1 (explainers/disaggregated-evaluation.md, line 70) ---
 import numpy as np
 import pandas as pd
 from IPython.display import display
@@ -50,7 +50,7 @@ print(f"everyone: accuracy {np.mean(rows.flagged == rows.reoffended):.3f}, "
 print(f"small-sample flag below {SMALL_SAMPLE_SIZE} rows")
 _figures(1)
 
-# --- block 2 (explainers/disaggregated-evaluation.md, line 90) ---
+# --- block 2 (explainers/disaggregated-evaluation.md, line 100) ---
 def false_positive_rates(rows, by):
     """Per group: rows, accuracy, the false positive rate with its exact 95% interval,
     and the false negative rate (reoffenders not flagged)."""
@@ -83,16 +83,20 @@ def show(table):
         "95% interval": ["" if not n else f"[{low:.3f}, {high:.3f}]" for n, low, high in zip(table.negatives, table.low, table.high)],
         "small sample": ["small sample" if small else "" for small in table.small]})
     return shown.set_index("group")
+_figures(2)
 
-
+# --- block 3 (explainers/disaggregated-evaluation.md, line 137) ---
 race_table = false_positive_rates(rows, "race")
 display(show(race_table))
+_figures(3)
+
+# --- block 4 (explainers/disaggregated-evaluation.md, line 142) ---
 cells = false_positive_rates(rows, ["race", "sex"])
 display(show(cells))
 by_race, by_cell = race_table.set_index("group"), cells.set_index("group")
-_figures(2)
+_figures(4)
 
-# --- block 3 (explainers/disaggregated-evaluation.md, line 159) ---
+# --- block 5 (explainers/disaggregated-evaluation.md, line 175) ---
 from faircode.metrics import fairness_report
 
 report = fairness_report(rows.reoffended, rows.flagged,
@@ -107,9 +111,9 @@ for r in report.itertuples():
     print(f"  p-value: {r.p_value:.2g}")
     print(f"  group sizes: {r.n_disadvantaged} and {r.n_advantaged}")
     print(f"  minimum detectable: {r.minimum_detectable_gap:.3f}")
-_figures(3)
+_figures(5)
 
-# --- block 4 (explainers/disaggregated-evaluation.md, line 186) ---
+# --- block 6 (explainers/disaggregated-evaluation.md, line 202) ---
 RACES = {"African-American": "Black (African-American)", "Caucasian": "white (Caucasian)",
          "Hispanic": "Hispanic", "Other": "Other"}
 for race in RACES:
@@ -122,9 +126,9 @@ for race in RACES:
     print(f"  p-value: {r.p_value:.3f}")
     print(f"  men, non-reoffenders: {r.n_a}")
     print(f"  women, non-reoffenders: {r.n_b}")
-_figures(4)
+_figures(6)
 
-# --- block 5 (explainers/disaggregated-evaluation.md, line 209) ---
+# --- block 7 (explainers/disaggregated-evaluation.md, line 225) ---
 import matplotlib.pyplot as plt
 
 shown = cells[cells.negatives > 0].sort_values("fpr").reset_index(drop=True)
@@ -144,4 +148,4 @@ ax.set_xlabel("false positive rate among people who did not reoffend (exact 95% 
 ax.set_title("COMPAS score, flagged medium or high risk, by race and sex")
 fig.tight_layout()
 _show(plt.show())
-_figures(5)
+_figures(7)

@@ -75,7 +75,8 @@ def largest_gap(flagged, group, outcome):
     return max(abs(g) for g in gaps)
 
 def stratified_shuffle_p(flagged, group, outcome, n_shuffles=2000, seed=0):
-    """Share of within-outcome relabellings whose larger |gap| reaches the observed one."""
+    """Monte Carlo p-value, (hits + 1) / (n + 1): the hits are the within-outcome
+    relabellings whose larger |gap| reaches the observed one."""
     rng = np.random.default_rng(seed)
     keep = ~np.isnan(group)
     flagged, group, outcome = flagged[keep], group[keep], outcome[keep]
@@ -102,7 +103,7 @@ for name, flagged in decisions.items():
           f"faircode exact p {exact[name]:.1e}")
 _figures(3)
 
-# --- block 4 (explainers/equal-opportunity-and-equalized-odds.md, line 190) ---
+# --- block 4 (explainers/equal-opportunity-and-equalized-odds.md, line 191) ---
 import matplotlib.pyplot as plt
 from scipy.stats import binomtest
 

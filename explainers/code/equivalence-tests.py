@@ -91,7 +91,7 @@ fig.tight_layout()
 _show(plt.show())
 _figures(3)
 
-# --- block 4 (explainers/equivalence-tests.md, line 153) ---
+# --- block 4 (explainers/equivalence-tests.md, line 154) ---
 from statsmodels.stats.proportion import tost_proportions_2indep
 
 agreement = {}
@@ -110,7 +110,7 @@ for (audit, model, attribute, metric) in chosen:
           f"(without its correction {theirs['score', False]:.6f})")
 _figures(4)
 
-# --- block 5 (explainers/equivalence-tests.md, line 184) ---
+# --- block 5 (explainers/equivalence-tests.md, line 189) ---
 rng = np.random.default_rng(15)
 health = audit_results("health_risk").set_index(["protected_attribute", "metric"]).loc[("sex", "false_positive_rate_diff")]
 n_a, n_b = int(health.n_disadvantaged), int(health.n_advantaged)

@@ -131,7 +131,7 @@ for n_rows in (200, 500, 1000):
           f"median {format_p(np.median(p_values))}")
 _figures(5)
 
-# --- block 6 (explainers/permutation-tests.md, line 213) ---
+# --- block 6 (explainers/permutation-tests.md, line 214) ---
 from faircode.significance import significance_report
 
 credit = load_audit("german_credit_lending")

@@ -71,7 +71,7 @@ kept_gap = charged_again[black_rows & kept_rows].mean() - charged_again[white_ro
 print(f"base-rate gap by race: whole file {file_gap:+.3f}, after the filters {kept_gap:+.3f}")
 _figures(3)
 
-# --- block 4 (explainers/sampling-bias.md, line 121) ---
+# --- block 4 (explainers/sampling-bias.md, line 120) ---
 benefits = load_audit("benefits_denial")
 survey = read_data(benefits.manifest)
 high_income = survey.income.astype(str).str.contains(">50K").to_numpy()
@@ -87,7 +87,7 @@ weighted_gap = (np.average(high_income[sex == "Female"], weights=weights[sex == 
 print(f"base-rate gap, women minus men: unweighted {unweighted_gap:+.4f}, weighted {weighted_gap:+.4f}")
 _figures(4)
 
-# --- block 5 (explainers/sampling-bias.md, line 150) ---
+# --- block 5 (explainers/sampling-bias.md, line 149) ---
 from faircode.datasets import find_manifest_path
 from faircode.manifest import load_manifest
 

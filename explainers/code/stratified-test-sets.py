@@ -25,7 +25,7 @@ def _figures(block):
         print(f"saved {path.name}")
     plt.close("all")
 
-# --- block 1 (explainers/stratified-test-sets.md, line 57) ---
+# --- block 1 (explainers/stratified-test-sets.md, line 63) ---
 import numpy as np
 import pandas as pd
 from sklearn.model_selection import train_test_split
@@ -44,7 +44,7 @@ print(f"of them older: {int((young == 0).sum())}")
 print(f"rated bad: {y[young == 1].mean():.3f} of the young, {y[young == 0].mean():.3f} of the older")
 _figures(1)
 
-# --- block 2 (explainers/stratified-test-sets.md, line 81) ---
+# --- block 2 (explainers/stratified-test-sets.md, line 87) ---
 TEST_ROWS = 200
 print(f"rows in each test set: {TEST_ROWS}")
 young_in_random_test = np.array([
@@ -68,7 +68,7 @@ print(f"  young applicants in each split: {int(young[test].sum())}")
 print(f"  of them rated bad: {int(y[test][young[test] == 1].sum())}")
 _figures(2)
 
-# --- block 3 (explainers/stratified-test-sets.md, line 118) ---
+# --- block 3 (explainers/stratified-test-sets.md, line 124) ---
 def balanced_split(per_group, seed):
     """A test set with per_group rows from each age group, stratified on the label within it."""
     test = []
@@ -112,7 +112,7 @@ for design in ("unstratified", "by label", "by group x label", "balanced"):
 _show(pd.DataFrame(table).T.rename_axis("design"))
 _figures(3)
 
-# --- block 4 (explainers/stratified-test-sets.md, line 186) ---
+# --- block 4 (explainers/stratified-test-sets.md, line 192) ---
 share = young.mean()
 
 
@@ -161,7 +161,7 @@ print(f"every applicant tested ({n_young} young, {n_older} older): detectable ga
       f"{everyone[model_rate]:.3f} at the benchmark model's rate of rating bad ({model_rate:.3f})")
 _figures(4)
 
-# --- block 5 (explainers/stratified-test-sets.md, line 246) ---
+# --- block 5 (explainers/stratified-test-sets.md, line 252) ---
 import matplotlib.pyplot as plt
 
 fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
