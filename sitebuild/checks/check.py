@@ -4,6 +4,7 @@ render, failed pages located in their .md."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Iterable
 
@@ -118,6 +119,22 @@ def check_links(page: Page, anchors: dict[str, set[str]]) -> list[Problem]:
     return problems
 
 
+#: What is left of a link or an attribute list that did not parse, in a text of the prose.
+_UNPARSED = re.compile(r"\]\([^()\s]+\)|\]\{[.#]?[\w-]")
+UNPARSED_MESSAGE = ("{shown!r} is shown as text: a link or a {{...}} that did not parse. A link's text cannot "
+                    "hold a [span]{{...}}: put the span around the whole link, as in [[text](target)]{{.nocheck}}")
+
+
+def check_unparsed_syntax(page: Page) -> list[Problem]:
+    """An error for each link or attribute list the reader would see as raw syntax."""
+    problems = []
+    for line, _, _, child in inline_children(page.tokens):
+        if child.type == "text":
+            problems.extend(Problem(page.rel_path, line, UNPARSED_MESSAGE.format(shown=found.group()))
+                            for found in _UNPARSED.finditer(child.content))
+    return problems
+
+
 def check_math(page: Page) -> list[Problem]:
     """An error at its .md line for each formula that cannot be rendered as MathML."""
     return [Problem(page.rel_path, line, message) for line, message in page.math_errors]
@@ -139,5 +156,6 @@ def check_site(pages: list[Page], executed: dict[str, ExecutedPage], *, scripts:
             problems.extend(check_script(page))
         problems.extend(check_related(page, slugs))
         problems.extend(check_links(page, anchors))
+        problems.extend(check_unparsed_syntax(page))
         problems.extend(check_math(page))
     return problems

@@ -4,6 +4,7 @@ the axe-core run."""
 
 from __future__ import annotations
 
+import functools
 import shutil
 import time
 from dataclasses import dataclass, field
@@ -105,12 +106,34 @@ def watch_page(page, watch: PageWatch) -> None:
     page.on("pageerror", lambda error: watch.page_errors.append(f"{page.url}: {error}"))
 
 
-def run_axe(page) -> list[dict]:
-    """Run axe-core in ``page``; return its serious and critical violations."""
+def start_axe(page) -> None:
+    """Start axe-core in ``page`` (injected once per document) and return at once: several
+    tabs can run it side by side; :func:`axe_violations` waits for the result."""
     assert AXE_SCRIPT.is_file(), (f"axe-core is missing at {AXE_SCRIPT}: run `bash tests/run.sh --co -q` once "
                                   "(it installs axe-core from the npm registry into .cache/npm)")
-    page.add_script_tag(content=AXE_SCRIPT.read_text(encoding="utf-8"))
-    result = page.evaluate("() => axe.run(document, {preload: false, resultTypes: ['violations']})")
+    if not page.evaluate("() => typeof window.axe !== 'undefined'"):
+        page.add_script_tag(content=_axe_source())
+    page.evaluate("""() => { window.__axeResult = null;
+        axe.run(document, {preload: false, resultTypes: ['violations']})
+           .then(r => { window.__axeResult = r; }, e => { window.__axeResult = {error: String(e)}; }); }""")
+
+
+def axe_violations(page) -> list[dict]:
+    """The serious and critical violations of the run :func:`start_axe` began in ``page``."""
+    page.wait_for_function("() => window.__axeResult !== null", timeout=120_000)
+    result = page.evaluate("() => window.__axeResult")
+    assert "error" not in result, f"axe-core failed on {page.url}: {result.get('error')}"
     return [{"id": v["id"], "impact": v["impact"], "help": v["help"],
              "targets": [n["target"] for n in v["nodes"]][:5]}
             for v in result["violations"] if v["impact"] in ("serious", "critical")]
+
+
+def run_axe(page) -> list[dict]:
+    """Run axe-core in ``page``; return its serious and critical violations."""
+    start_axe(page)
+    return axe_violations(page)
+
+
+@functools.cache
+def _axe_source() -> str:
+    return AXE_SCRIPT.read_text(encoding="utf-8")

@@ -56,3 +56,16 @@ def test_failure_shows_the_code_around_the_line(tmp_path):
     assert problem.message.splitlines() == ["NameError: z", "    12 | ```python", "    13 | x = 1", ">   14 | y = 2",
                                             "    15 | ```", "Traceback ..."]
 
+
+
+def test_a_link_or_attribute_list_that_did_not_parse_is_named_at_its_line(tmp_path):
+    (tmp_path / "explainers").mkdir()
+    (tmp_path / "explainers" / "a.md").write_text(
+        "---\ntitle: A\nsummary: s\n---\n\nSee [coverage at [95%]{.nocheck}](a.md) first.\n\n"
+        "A [[whole link](a.md)]{.nocheck} and a [span]{.nocheck} parse; `](code.md)` is code.\n\n"
+        "Text ] {.nocheck} and a lone ] (bracket) stay prose.\n")
+    page = read_page(tmp_path / "explainers" / "a.md", tmp_path)
+    problems = [str(p) for p in check_site([page], {}, scripts=False)]
+    assert problems == ["explainers/a.md:6: error: '](a.md)' is shown as text: a link or a {...} that did not "
+                        "parse. A link's text cannot hold a [span]{...}: put the span around the whole link, "
+                        "as in [[text](target)]{.nocheck}"]
