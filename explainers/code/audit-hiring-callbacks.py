@@ -101,6 +101,6 @@ performance = pd.read_csv(default_results_dir() / "results_performance.csv")
 baseline = performance[(performance.audit == "hiring_callbacks")
                        & (performance.strategy == "baseline")]
 for fit in baseline.itertuples():
-    print(f"{fit.model}: predicts a callback for {fit.selection_rate:.2%} "
+    print(f"{fit.model.replace('_', ' ')}: predicts a callback for {fit.selection_rate:.2%} "
           f"of the {fit.n_test} test resumes")
 _figures(6)
