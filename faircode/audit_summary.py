@@ -4,8 +4,12 @@
 each group, its size in the whole data and in the test split, and its base rate of the
 positive label); :func:`audit_results` reads one audit's rows of the benchmark's
 ``results_fairness.csv`` (each metric's gap, interval, p-value, Holm-adjusted p-value and
-minimum detectable gap). :func:`results_table` and :func:`strategy_table` turn those rows
-into the tables a reader sees on an audit's page.
+minimum detectable gap). :func:`results_table`, :func:`strategy_table`, :func:`group_table`,
+:func:`describe_groups` and :func:`favourable_ratio` (the disparate impact ratio of the
+favourable outcome, as the four-fifths rule reads it) turn those rows into the tables a reader
+sees on an audit's page, under a reader's names (:func:`attribute_label`, :data:`METRIC_LABELS`,
+:data:`STRATEGY_LABELS`, :data:`INTERVAL_DESCRIPTIONS`) rather than the results file's keys,
+which the returned rows of :func:`audit_groups` and :func:`audit_results` keep.
 """
 
 from __future__ import annotations
@@ -151,17 +155,65 @@ def audit_overview(audit: AuditData) -> str:
 
 
 def describe_groups(groups: pd.DataFrame) -> str:
-    """One line per compared pair of :func:`audit_groups`: the rule of each group."""
-    return "\n".join(f"{g.attribute}: {g.disadvantaged} (disadvantaged) against {g.advantaged}"
-                      for g in groups.itertuples())
+    """One line per compared pair of :func:`audit_groups`: the rule of each group.
+
+    Parameters
+    ----------
+    groups : pandas.DataFrame
+        The table of :func:`audit_groups` (its ``attribute``, ``disadvantaged`` and
+        ``advantaged`` columns).
+
+    Returns
+    -------
+    str
+        One line per row, led by the attribute's reader's name (:func:`attribute_label`):
+        the rule of the disadvantaged group, then that of the advantaged group.
+
+    Examples
+    --------
+    >>> groups = pd.DataFrame({"attribute": ["age_x_sex"],
+    ...                        "disadvantaged": ["age <= 25 and sex in ['female']"],
+    ...                        "advantaged": ["age > 25 and sex in ['male']"]})
+    >>> print(describe_groups(groups))
+    age by sex: age <= 25 and sex in ['female'] (disadvantaged) against age > 25 and sex in ['male']
+    """
+    return "\n".join(f"{attribute_label(g.attribute)}: {g.disadvantaged} (disadvantaged) against {g.advantaged}"
+                     for g in groups.itertuples())
 
 
 def group_table(groups: pd.DataFrame) -> pd.DataFrame:
-    """The sizes and base rates of :func:`audit_groups` under a reader's column names,
-    indexed by attribute, rates rounded to three decimals."""
+    """The sizes and base rates of :func:`audit_groups` as a reader's table.
+
+    Parameters
+    ----------
+    groups : pandas.DataFrame
+        The table of :func:`audit_groups`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by attribute under its reader's name (:func:`attribute_label`: ``race by sex``,
+        not ``race_x_sex``), with the rows of each group in the whole data and in the test
+        split, each group's base rate of the positive label and the base-rate gap
+        (disadvantaged minus advantaged), rates rounded to three decimals.
+
+    Examples
+    --------
+    >>> groups = pd.DataFrame({"attribute": ["race_x_sex"],
+    ...                        "disadvantaged": ["race in ['Black'] and sex in ['female']"],
+    ...                        "advantaged": ["race in ['White'] and sex in ['male']"],
+    ...                        "n_disadvantaged": [40], "n_advantaged": [160], "n_test_disadvantaged": [8],
+    ...                        "n_test_advantaged": [32], "base_rate_disadvantaged": [0.25],
+    ...                        "base_rate_advantaged": [0.40625], "base_rate_gap": [-0.15625]})
+    >>> table = group_table(groups)
+    >>> list(table.index), float(table.loc["race by sex", "base-rate gap"])
+    (['race by sex'], -0.156)
+    """
     sizes = groups.set_index("attribute").drop(columns=["disadvantaged", "advantaged"])
     sizes.columns = ["rows (disadv.)", "rows (adv.)", "test rows (disadv.)", "test rows (adv.)",
                      "base rate (disadv.)", "base rate (adv.)", "base-rate gap"]
+    sizes.index = sizes.index.map(attribute_label)
+    sizes.index.name = "attribute"
     return sizes.round(3)
 
 
@@ -293,18 +345,33 @@ def strategy_table(
     Returns
     -------
     pandas.DataFrame
-        Indexed by strategy (its reader's name, :data:`STRATEGY_LABELS`), with text columns.
+        Indexed by strategy (its reader's name, :data:`STRATEGY_LABELS`: ``unawareness
+        (proxies removed)``, not ``unawareness_proxy_removal``), with text columns named by
+        each metric's reader's name (:data:`METRIC_LABELS`; the ratio as :func:`results_table`
+        names it): its gap (signed; a ratio unsigned and without "gap" in its name) and its Holm
+        p, in the order of ``metrics``, then the balanced accuracy.
+
+    Examples
+    --------
+    >>> table = strategy_table("german_credit_lending", "age")
+    >>> list(table.columns)
+    ['demographic parity gap', 'equal opportunity gap', 'demographic parity Holm p', 'equal opportunity Holm p', \
+'balanced accuracy']
+    >>> "unawareness (proxies removed)" in table.index
+    True
     """
     path = Path(results_dir) if results_dir is not None else default_results_dir()
     every = audit_results(audit, path, strategy=None, model=model)
     focus = every[(every.protected_attribute == attribute) & every.metric.isin(metrics)]
 
     def by_strategy(column: str) -> pd.DataFrame:
-        return focus.pivot(index="strategy", columns="metric", values=column)
+        return focus.pivot(index="strategy", columns="metric", values=column).reindex(columns=list(metrics))
 
-    table = (by_strategy("value").map("{:+.3f}".format).add_suffix(" gap")
-             .join(by_strategy("p_adjusted").map(_p_text).add_suffix(" Holm p")))
-    table.columns = [column.replace("_diff", "").replace("_", " ") for column in table.columns]
+    names = {metric: _metric_name(metric, _slug(audit)) for metric in metrics}
+    gaps = by_strategy("value")
+    gaps = gaps.apply(lambda column: column.map(lambda v: _gap_text(v, column.name)))
+    gaps.columns = [f"{names[m]} gap" if m.endswith("_diff") else names[m] for m in gaps.columns]
+    table = gaps.join(by_strategy("p_adjusted").map(_p_text).rename(columns=names).add_suffix(" Holm p"))
     performance = pd.read_csv(path / PERFORMANCE_FILE)
     mine = performance[(performance.audit == _slug(audit)) & (performance.model == model)]
     accuracy = mine.set_index("strategy")["balanced_accuracy"]
@@ -384,18 +451,32 @@ def with_seed_spread(rows: pd.DataFrame, audit: str | Path, results_dir: str | P
 def interval_note(rows: pd.DataFrame) -> str:
     """One line naming the interval method of each kind of metric in rows of :func:`audit_results`.
 
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+        Rows of :func:`audit_results` (their ``metric`` and ``ci_method`` columns).
+
+    Returns
+    -------
+    str
+        ``"intervals: "`` and each method in words (:data:`INTERVAL_DESCRIPTIONS`), followed by
+        the kinds of metric it serves: ``gaps`` for the differences of rates, the reader's name
+        of equalized odds, and the ratio's name as :func:`results_table` gives it (on an audit
+        whose positive label is adverse, :data:`HARMFUL_RATIO_LABEL`).
+
     Examples
     --------
     >>> rows = pd.DataFrame({"metric": ["demographic_parity_diff", "disparate_impact_ratio"],
     ...                      "ci_method": ["agresti_caffo", "miettinen_nurminen_ratio"]})
     >>> interval_note(rows)
-    "intervals: Agresti-Caffo's adjusted Wald (gaps), Miettinen-Nurminen's score (disparate impact ratio)"
+    "intervals: Agresti-Caffo's adjusted Wald (gaps), Miettinen-Nurminen's score (ratio of positive rates)"
+    >>> interval_note(rows.assign(audit="compas"))
+    "intervals: Agresti-Caffo's adjusted Wald (gaps), Miettinen-Nurminen's score (ratio of harmful rates)"
     """
-    kinds = {"disparate_impact_ratio": "disparate impact ratio", "equalized_odds_diff": "equalized odds"}
     named: dict[str, list[str]] = {}
-    for metric, method in zip(rows.metric, rows.ci_method):
+    for metric, name, method in zip(rows.metric, _metric_names(rows), rows.ci_method):
         if isinstance(method, str):
-            kind = kinds.get(metric, "gaps")
+            kind = name if metric in ("disparate_impact_ratio", "equalized_odds_diff") else "gaps"
             named.setdefault(method, [])
             if kind not in named[method]:
                 named[method].append(kind)
@@ -409,8 +490,8 @@ INTERVAL_DESCRIPTIONS = {
     "miettinen_nurminen_ratio": "Miettinen-Nurminen's score",
     "exact_unconditional": "exact unconditional",
     "exact_unconditional_ratio": "exact unconditional",
-    "sidak_agresti_caffo": "Sidak's combination of two Agresti-Caffo",
-    "sidak_exact_unconditional": "Sidak's combination of two exact unconditional",
+    "sidak_agresti_caffo": "Sidak's combination of two Agresti-Caffo intervals",
+    "sidak_exact_unconditional": "Sidak's combination of two exact unconditional intervals",
     "bootstrap": "percentile bootstrap",
 }
 """What :func:`interval_note` calls each interval method."""
@@ -429,14 +510,15 @@ def attribute_label(attribute: str) -> str:
 
 def _metric_names(rows: pd.DataFrame) -> list[str]:
     """The reader's name of each row's metric; the ratio's name says when it divides harms."""
-    names = []
     audits = rows["audit"] if "audit" in rows.columns else [rows.attrs.get("audit")] * len(rows)
-    for audit, metric in zip(audits, rows.metric):
-        if metric == "disparate_impact_ratio" and audit is not None:
-            names.append(HARMFUL_RATIO_LABEL if _outcome(audit) == "adverse" else FAVOURABLE_RATIO_LABEL)
-        else:
-            names.append(METRIC_LABELS.get(metric, metric))
-    return names
+    return [_metric_name(metric, audit) for audit, metric in zip(audits, rows.metric)]
+
+
+def _metric_name(metric: str, audit: str | None) -> str:
+    """The reader's name of one metric of an audit (None: an audit not known)."""
+    if metric == "disparate_impact_ratio" and audit is not None:
+        return HARMFUL_RATIO_LABEL if _outcome(audit) == "adverse" else FAVOURABLE_RATIO_LABEL
+    return METRIC_LABELS.get(metric, metric)
 
 
 @lru_cache(maxsize=None)
@@ -486,40 +568,67 @@ def headline_rows(audit: str | Path, results_dir: str | Path | None = None, *,
     return with_seed_spread(rows.reset_index(drop=True), audit, results_dir)
 
 
-def favourable_ratio(rows: pd.DataFrame) -> pd.DataFrame:
-    """The impact ratio of the favourable outcome, for audits whose positive label is adverse.
+def favourable_ratio(rows: pd.DataFrame, *, outcome: str | None = None) -> pd.DataFrame:
+    """The disparate impact ratio as the four-fifths rule reads it: the ratio of the rates of
+    the *favourable* outcome, disadvantaged over advantaged.
 
     The results file's ``disparate_impact_ratio`` divides the rates of the *positive*
-    prediction. When a positive prediction is a harm (a denial, a flag), the four-fifths rule
-    reads the ratio of the favourable outcome instead: ``(1 - rate_disadvantaged) /
-    (1 - rate_advantaged)``. This function computes it from the demographic-parity rows.
+    prediction. When a positive prediction is favourable (a callback, a predicted pass) that
+    is the disparate impact ratio; when it is a harm (a denial, a flag), the favourable
+    outcome is the negative prediction, and the ratio is ``(1 - rate_disadvantaged) /
+    (1 - rate_advantaged)``. This function computes it from the demographic-parity rows, on
+    the same test rows.
 
     Parameters
     ----------
     rows : pandas.DataFrame
         Rows of :func:`audit_results`.
+    outcome : {"adverse", "favourable"}, optional
+        What a positive prediction is for the person. By default the audit's manifest says
+        (the rows' ``audit`` column or ``rows.attrs["audit"]``, which :func:`audit_results`
+        sets); rows that name no audit are read as adverse.
 
     Returns
     -------
     pandas.DataFrame
-        Indexed by attribute: the favourable rate of each group, their ratio, and whether
-        the ratio is below the four-fifths threshold (0.8).
+        Indexed by attribute under its reader's name (:func:`attribute_label`): the favourable
+        rate of each group, their ratio, and whether the ratio is below the four-fifths
+        threshold (0.8), rates and ratio rounded to three decimals. A ratio of two zero rates
+        is NaN and not below the threshold.
+
+    Raises
+    ------
+    ValueError
+        When ``outcome`` is neither "adverse" nor "favourable".
 
     Examples
     --------
-    >>> rows = pd.DataFrame({"protected_attribute": ["sex"], "metric": ["demographic_parity_diff"],
-    ...                      "rate_disadvantaged": [0.5], "rate_advantaged": [0.2]})
-    >>> float(favourable_ratio(rows).loc["sex", "favourable ratio"])
-    0.625
+    >>> rows = pd.DataFrame({"protected_attribute": ["sex", "race_x_sex"],
+    ...                      "metric": ["demographic_parity_diff"] * 2,
+    ...                      "rate_disadvantaged": [0.5, 0.1], "rate_advantaged": [0.2, 0.2]})
+    >>> favourable_ratio(rows)["favourable ratio"].to_dict()
+    {'sex': 0.625, 'race by sex': 1.125}
+    >>> favourable_ratio(rows, outcome="favourable")["favourable ratio"].to_dict()
+    {'sex': 2.5, 'race by sex': 0.5}
     """
+    if outcome is None:
+        audit = rows["audit"].iloc[0] if "audit" in rows.columns and len(rows) else rows.attrs.get("audit")
+        outcome = _outcome(audit) if audit is not None else "adverse"
+    if outcome not in ("adverse", "favourable"):
+        raise ValueError(f"favourable_ratio: outcome must be 'adverse' or 'favourable'; got {outcome!r}")
     parity = rows[rows.metric == "demographic_parity_diff"].set_index("protected_attribute")
-    favourable_low, favourable_high = 1 - parity.rate_disadvantaged, 1 - parity.rate_advantaged
+    favourable_low, favourable_high = parity.rate_disadvantaged, parity.rate_advantaged
+    if outcome == "adverse":
+        favourable_low, favourable_high = 1 - favourable_low, 1 - favourable_high
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = favourable_low / favourable_high
     table = pd.DataFrame({
         "favourable rate (disadv.)": favourable_low,
         "favourable rate (adv.)": favourable_high,
-        "favourable ratio": favourable_low / favourable_high,
+        "favourable ratio": ratio,
     })
     table["below four-fifths"] = table["favourable ratio"] < 0.8
+    table.index = table.index.map(attribute_label)
     table.index.name = "attribute"
     return table.round(3)
 

@@ -42,7 +42,7 @@ print(describe_groups(groups))
 _show(group_table(groups))
 _figures(2)
 
-# --- block 3 (explainers/audit-benefits-denial.md, line 75) ---
+# --- block 3 (explainers/audit-benefits-denial.md, line 76) ---
 from faircode.audit_summary import audit_results, results_table
 from faircode.significance import SMALL_SAMPLE_SIZE
 
@@ -62,25 +62,25 @@ print(spread_note(results))
 _show(results_table(results, alpha=ALPHA))
 _figures(3)
 
-# --- block 4 (explainers/audit-benefits-denial.md, line 105) ---
+# --- block 4 (explainers/audit-benefits-denial.md, line 106) ---
 from faircode.audit_summary import favourable_ratio
 
 favourable = favourable_ratio(results)
 _show(favourable)
 _figures(4)
 
-# --- block 5 (explainers/audit-benefits-denial.md, line 141) ---
+# --- block 5 (explainers/audit-benefits-denial.md, line 140) ---
 import matplotlib.pyplot as plt
-from faircode.audit_summary import METRIC_LABELS
+from faircode.audit_summary import METRIC_LABELS, attribute_label
 from faircode.plots import forest_panels
 
 gaps = results[results.metric != "disparate_impact_ratio"]       # a ratio has another scale
-gaps = gaps.assign(name=gaps.metric.map(METRIC_LABELS))
-forest_panels(gaps, by="protected_attribute", label="name", highlight="significant_adjusted")
+gaps = gaps.assign(name=gaps.metric.map(METRIC_LABELS), attribute=gaps.protected_attribute.map(attribute_label))
+forest_panels(gaps, by="attribute", label="name", highlight="significant_adjusted")
 _show(plt.show())
 _figures(5)
 
-# --- block 6 (explainers/audit-benefits-denial.md, line 175) ---
+# --- block 6 (explainers/audit-benefits-denial.md, line 174) ---
 from faircode.audit_summary import strategy_table
 
 primary = manifest.primary_attribute

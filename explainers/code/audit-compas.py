@@ -25,7 +25,7 @@ def _figures(block):
         print(f"saved {path.name}")
     plt.close("all")
 
-# --- block 1 (explainers/audit-compas.md, line 41) ---
+# --- block 1 (explainers/audit-compas.md, line 43) ---
 from faircode.audit_summary import audit_overview
 from faircode.benchmark import load_audit
 
@@ -34,7 +34,7 @@ manifest = audit.manifest
 print(audit_overview(audit))
 _figures(1)
 
-# --- block 2 (explainers/audit-compas.md, line 67) ---
+# --- block 2 (explainers/audit-compas.md, line 69) ---
 from faircode.audit_summary import audit_groups, describe_groups, group_table
 
 groups = audit_groups(audit)
@@ -46,7 +46,7 @@ print(f"test split only, race: base rate {charged[race_test == 1].mean():.3f} Bl
 _show(group_table(groups))
 _figures(2)
 
-# --- block 3 (explainers/audit-compas.md, line 97) ---
+# --- block 3 (explainers/audit-compas.md, line 100) ---
 from faircode.audit_summary import audit_results, results_table
 from faircode.significance import SMALL_SAMPLE_SIZE
 
@@ -66,18 +66,25 @@ print(spread_note(results))
 _show(results_table(results, alpha=ALPHA))
 _figures(3)
 
-# --- block 4 (explainers/audit-compas.md, line 137) ---
+# --- block 4 (explainers/audit-compas.md, line 147) ---
+from faircode.audit_summary import favourable_ratio
+
+favourable = favourable_ratio(results)
+_show(favourable)
+_figures(4)
+
+# --- block 5 (explainers/audit-compas.md, line 158) ---
 import matplotlib.pyplot as plt
-from faircode.audit_summary import METRIC_LABELS
+from faircode.audit_summary import METRIC_LABELS, attribute_label
 from faircode.plots import forest_panels
 
 gaps = results[results.metric != "disparate_impact_ratio"]       # a ratio has another scale
-gaps = gaps.assign(name=gaps.metric.map(METRIC_LABELS))
-forest_panels(gaps, by="protected_attribute", label="name", highlight="significant_adjusted")
+gaps = gaps.assign(name=gaps.metric.map(METRIC_LABELS), attribute=gaps.protected_attribute.map(attribute_label))
+forest_panels(gaps, by="attribute", label="name", highlight="significant_adjusted")
 _show(plt.show())
-_figures(4)
+_figures(5)
 
-# --- block 5 (explainers/audit-compas.md, line 157) ---
+# --- block 6 (explainers/audit-compas.md, line 178) ---
 from faircode.audit_summary import strategy_table
 
 primary = manifest.primary_attribute
@@ -85,15 +92,16 @@ print(f"attribute {primary}, logistic regression; gaps are disadvantaged minus a
 strategies = audit_results("compas", strategy=None, model="logistic_regression").set_index(
     ["strategy", "protected_attribute", "metric"])
 _show(strategy_table("compas", primary, model="logistic_regression"))
-_figures(5)
+_figures(6)
 
-# --- block 6 (explainers/audit-compas.md, line 181) ---
+# --- block 7 (explainers/audit-compas.md, line 201) ---
 score = with_seed_spread(audit_results("compas", strategy="baseline", model="compas_score"), "compas",
                          missing="keep")
 race = score[score.protected_attribute == "race"]
 deployed = race.set_index("metric")
+deployed_favourable = favourable_ratio(race).loc["race"]     # the rates of not being flagged
 _show(results_table(race).assign(**{
     "rate (Black)": race.rate_disadvantaged.round(3).to_numpy(),
     "rate (white)": race.rate_advantaged.round(3).to_numpy(),
 }))
-_figures(6)
+_figures(7)

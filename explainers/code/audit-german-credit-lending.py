@@ -42,7 +42,7 @@ print(describe_groups(groups))
 _show(group_table(groups))
 _figures(2)
 
-# --- block 3 (explainers/audit-german-credit-lending.md, line 77) ---
+# --- block 3 (explainers/audit-german-credit-lending.md, line 78) ---
 from faircode.audit_summary import audit_results, results_table
 from faircode.significance import SMALL_SAMPLE_SIZE
 
@@ -62,18 +62,25 @@ print(spread_note(results))
 _show(results_table(results, alpha=ALPHA))
 _figures(3)
 
-# --- block 4 (explainers/audit-german-credit-lending.md, line 113) ---
+# --- block 4 (explainers/audit-german-credit-lending.md, line 118) ---
+from faircode.audit_summary import favourable_ratio
+
+favourable = favourable_ratio(results)
+_show(favourable)
+_figures(4)
+
+# --- block 5 (explainers/audit-german-credit-lending.md, line 137) ---
 import matplotlib.pyplot as plt
-from faircode.audit_summary import METRIC_LABELS
+from faircode.audit_summary import METRIC_LABELS, attribute_label
 from faircode.plots import forest_panels
 
 gaps = results[results.metric != "disparate_impact_ratio"]       # a ratio has another scale
-gaps = gaps.assign(name=gaps.metric.map(METRIC_LABELS))
-forest_panels(gaps, by="protected_attribute", label="name", highlight="significant_adjusted")
+gaps = gaps.assign(name=gaps.metric.map(METRIC_LABELS), attribute=gaps.protected_attribute.map(attribute_label))
+forest_panels(gaps, by="attribute", label="name", highlight="significant_adjusted")
 _show(plt.show())
-_figures(4)
+_figures(5)
 
-# --- block 5 (explainers/audit-german-credit-lending.md, line 133) ---
+# --- block 6 (explainers/audit-german-credit-lending.md, line 158) ---
 from faircode.audit_summary import strategy_table
 
 primary = manifest.primary_attribute
@@ -84,9 +91,9 @@ parity = parity.set_index("strategy")
 strategies = audit_results("german_credit_lending", strategy=None, model="logistic_regression").set_index(
     ["strategy", "protected_attribute", "metric"])
 _show(strategy_table("german_credit_lending", primary, model="logistic_regression"))
-_figures(5)
+_figures(6)
 
-# --- block 6 (explainers/audit-german-credit-lending.md, line 162) ---
+# --- block 7 (explainers/audit-german-credit-lending.md, line 187) ---
 import numpy as np
 from faircode.metrics import demographic_parity_diff
 from faircode.models import build_model, fit_model, positive_scores
@@ -123,4 +130,4 @@ print("refit gaps match results/: " + str(all(abs(refit[s] - parity.loc[s, "valu
 names = {"unawareness_proxy_removal": "unawareness", "reweighing": "reweighing", "group_thresholds": "group thresholds"}
 for strategy, (change, low, high) in changes.items():
     print(f"{names[strategy]:17s} change in the age gap {change:+.3f} (paired interval {low:+.3f} to {high:+.3f})")
-_figures(6)
+_figures(7)

@@ -25,7 +25,7 @@ def _figures(block):
         print(f"saved {path.name}")
     plt.close("all")
 
-# --- block 1 (explainers/audit-health-risk.md, line 33) ---
+# --- block 1 (explainers/audit-health-risk.md, line 34) ---
 from faircode.audit_summary import audit_overview
 from faircode.benchmark import load_audit
 
@@ -34,7 +34,7 @@ manifest = audit.manifest
 print(audit_overview(audit))
 _figures(1)
 
-# --- block 2 (explainers/audit-health-risk.md, line 51) ---
+# --- block 2 (explainers/audit-health-risk.md, line 52) ---
 from faircode.audit_summary import audit_groups, describe_groups, group_table
 
 groups = audit_groups(audit)
@@ -42,7 +42,7 @@ print(describe_groups(groups))
 _show(group_table(groups))
 _figures(2)
 
-# --- block 3 (explainers/audit-health-risk.md, line 68) ---
+# --- block 3 (explainers/audit-health-risk.md, line 69) ---
 from faircode.audit_summary import audit_results, results_table
 from faircode.significance import SMALL_SAMPLE_SIZE
 
@@ -62,18 +62,25 @@ print(spread_note(results))
 _show(results_table(results, alpha=ALPHA))
 _figures(3)
 
-# --- block 4 (explainers/audit-health-risk.md, line 119) ---
+# --- block 4 (explainers/audit-health-risk.md, line 124) ---
+from faircode.audit_summary import favourable_ratio
+
+favourable = favourable_ratio(results)
+_show(favourable)
+_figures(4)
+
+# --- block 5 (explainers/audit-health-risk.md, line 135) ---
 import matplotlib.pyplot as plt
-from faircode.audit_summary import METRIC_LABELS
+from faircode.audit_summary import METRIC_LABELS, attribute_label
 from faircode.plots import forest_panels
 
 gaps = results[results.metric != "disparate_impact_ratio"]       # a ratio has another scale
-gaps = gaps.assign(name=gaps.metric.map(METRIC_LABELS))
-forest_panels(gaps, by="protected_attribute", label="name", highlight="significant_adjusted")
+gaps = gaps.assign(name=gaps.metric.map(METRIC_LABELS), attribute=gaps.protected_attribute.map(attribute_label))
+forest_panels(gaps, by="attribute", label="name", highlight="significant_adjusted")
 _show(plt.show())
-_figures(4)
+_figures(5)
 
-# --- block 5 (explainers/audit-health-risk.md, line 137) ---
+# --- block 6 (explainers/audit-health-risk.md, line 153) ---
 from faircode.audit_summary import strategy_table
 
 primary = manifest.primary_attribute
@@ -81,4 +88,4 @@ print(f"attribute {primary}, logistic regression; gaps are disadvantaged minus a
 strategies = audit_results("health_risk", strategy=None, model="logistic_regression").set_index(
     ["strategy", "protected_attribute", "metric"])
 _show(strategy_table("health_risk", primary, model="logistic_regression"))
-_figures(5)
+_figures(6)

@@ -62,18 +62,18 @@ print(spread_note(results))
 _show(results_table(results, alpha=ALPHA))
 _figures(3)
 
-# --- block 4 (explainers/audit-hiring-callbacks.md, line 105) ---
+# --- block 4 (explainers/audit-hiring-callbacks.md, line 107) ---
 import matplotlib.pyplot as plt
-from faircode.audit_summary import METRIC_LABELS
+from faircode.audit_summary import METRIC_LABELS, attribute_label
 from faircode.plots import forest_panels
 
 gaps = results[results.metric != "disparate_impact_ratio"]       # a ratio has another scale
-gaps = gaps.assign(name=gaps.metric.map(METRIC_LABELS))
-forest_panels(gaps, by="protected_attribute", label="name", highlight="significant_adjusted")
+gaps = gaps.assign(name=gaps.metric.map(METRIC_LABELS), attribute=gaps.protected_attribute.map(attribute_label))
+forest_panels(gaps, by="attribute", label="name", highlight="significant_adjusted")
 _show(plt.show())
 _figures(4)
 
-# --- block 5 (explainers/audit-hiring-callbacks.md, line 124) ---
+# --- block 5 (explainers/audit-hiring-callbacks.md, line 126) ---
 from faircode.audit_summary import strategy_table
 
 primary = manifest.primary_attribute
@@ -83,7 +83,7 @@ strategies = audit_results("hiring_callbacks", strategy=None, model="logistic_re
 _show(strategy_table("hiring_callbacks", primary, model="logistic_regression"))
 _figures(5)
 
-# --- block 6 (explainers/audit-hiring-callbacks.md, line 147) ---
+# --- block 6 (explainers/audit-hiring-callbacks.md, line 149) ---
 import pandas as pd
 from faircode.audit_summary import default_results_dir
 from faircode.significance import bootstrap_ci, format_p, permutation_test
@@ -101,6 +101,6 @@ performance = pd.read_csv(default_results_dir() / "results_performance.csv")
 baseline = performance[(performance.audit == "hiring_callbacks")
                        & (performance.strategy == "baseline")]
 for fit in baseline.itertuples():
-    print(f"{fit.model}: predicts a callback for {fit.selection_rate:.2%} "
+    print(f"{fit.model.replace('_', ' ')}: predicts a callback for {fit.selection_rate:.2%} "
           f"of the {fit.n_test} test resumes")
 _figures(6)

@@ -34,7 +34,7 @@ manifest = audit.manifest
 print(audit_overview(audit))
 _figures(1)
 
-# --- block 2 (explainers/audit-insurance-denial.md, line 50) ---
+# --- block 2 (explainers/audit-insurance-denial.md, line 51) ---
 from faircode.audit_summary import audit_groups, describe_groups, group_table
 
 groups = audit_groups(audit)
@@ -42,7 +42,7 @@ print(describe_groups(groups))
 _show(group_table(groups))
 _figures(2)
 
-# --- block 3 (explainers/audit-insurance-denial.md, line 68) ---
+# --- block 3 (explainers/audit-insurance-denial.md, line 69) ---
 from faircode.audit_summary import audit_results, results_table
 from faircode.power import power_at_gap
 from faircode.significance import SMALL_SAMPLE_SIZE
@@ -71,18 +71,25 @@ print("power of the refusal-rate test at a true gap of 0.10: "
 _show(results_table(results, alpha=ALPHA))
 _figures(3)
 
-# --- block 4 (explainers/audit-insurance-denial.md, line 116) ---
+# --- block 4 (explainers/audit-insurance-denial.md, line 119) ---
 import matplotlib.pyplot as plt
-from faircode.audit_summary import METRIC_LABELS
+from faircode.audit_summary import METRIC_LABELS, attribute_label
 from faircode.plots import forest_panels
 
 gaps = results[results.metric != "disparate_impact_ratio"]       # a ratio has another scale
-gaps = gaps.assign(name=gaps.metric.map(METRIC_LABELS))
-forest_panels(gaps, by="protected_attribute", label="name", highlight="significant_adjusted")
+gaps = gaps.assign(name=gaps.metric.map(METRIC_LABELS), attribute=gaps.protected_attribute.map(attribute_label))
+forest_panels(gaps, by="attribute", label="name", highlight="significant_adjusted")
 _show(plt.show())
 _figures(4)
 
-# --- block 5 (explainers/audit-insurance-denial.md, line 134) ---
+# --- block 5 (explainers/audit-insurance-denial.md, line 136) ---
+from faircode.audit_summary import favourable_ratio
+
+favourable = favourable_ratio(results)
+_show(favourable)
+_figures(5)
+
+# --- block 6 (explainers/audit-insurance-denial.md, line 152) ---
 from faircode.audit_summary import strategy_table
 
 primary = manifest.primary_attribute
@@ -90,4 +97,4 @@ print(f"attribute {primary}, logistic regression; gaps are disadvantaged minus a
 strategies = audit_results("insurance_denial", strategy=None, model="logistic_regression").set_index(
     ["strategy", "protected_attribute", "metric"])
 _show(strategy_table("insurance_denial", primary, model="logistic_regression"))
-_figures(5)
+_figures(6)

@@ -94,18 +94,25 @@ print(f"model gap minus gap in who passed: {widening:+.3f}, "
       f"paired bootstrap interval {widening_low:+.3f} to {widening_high:+.3f}")
 _figures(5)
 
-# --- block 6 (explainers/audit-law-school.md, line 162) ---
+# --- block 6 (explainers/audit-law-school.md, line 161) ---
 import matplotlib.pyplot as plt
-from faircode.audit_summary import METRIC_LABELS
+from faircode.audit_summary import METRIC_LABELS, attribute_label
 from faircode.plots import forest_panels
 
 gaps = results[results.metric != "disparate_impact_ratio"]       # a ratio has another scale
-gaps = gaps.assign(name=gaps.metric.map(METRIC_LABELS))
-forest_panels(gaps, by="protected_attribute", label="name", highlight="significant_adjusted")
+gaps = gaps.assign(name=gaps.metric.map(METRIC_LABELS), attribute=gaps.protected_attribute.map(attribute_label))
+forest_panels(gaps, by="attribute", label="name", highlight="significant_adjusted")
 _show(plt.show())
 _figures(6)
 
-# --- block 7 (explainers/audit-law-school.md, line 180) ---
+# --- block 7 (explainers/audit-law-school.md, line 178) ---
+from faircode.audit_summary import favourable_ratio
+
+favourable = favourable_ratio(results)
+_show(favourable)
+_figures(7)
+
+# --- block 8 (explainers/audit-law-school.md, line 194) ---
 from faircode.audit_summary import strategy_table
 
 primary = manifest.primary_attribute
@@ -113,4 +120,4 @@ print(f"attribute {primary}, logistic regression; gaps are disadvantaged minus a
 strategies = audit_results("law_school", strategy=None, model="logistic_regression").set_index(
     ["strategy", "protected_attribute", "metric"])
 _show(strategy_table("law_school", primary, model="logistic_regression"))
-_figures(7)
+_figures(8)

@@ -42,7 +42,7 @@ print(describe_groups(groups))
 _show(group_table(groups))
 _figures(2)
 
-# --- block 3 (explainers/audit-mortgage-denial.md, line 67) ---
+# --- block 3 (explainers/audit-mortgage-denial.md, line 68) ---
 from faircode.audit_summary import audit_results, results_table
 from faircode.significance import SMALL_SAMPLE_SIZE
 
@@ -62,18 +62,25 @@ print(spread_note(results))
 _show(results_table(results, alpha=ALPHA))
 _figures(3)
 
-# --- block 4 (explainers/audit-mortgage-denial.md, line 104) ---
+# --- block 4 (explainers/audit-mortgage-denial.md, line 93) ---
+from faircode.audit_summary import favourable_ratio
+
+favourable = favourable_ratio(results)
+_show(favourable)
+_figures(4)
+
+# --- block 5 (explainers/audit-mortgage-denial.md, line 112) ---
 import matplotlib.pyplot as plt
-from faircode.audit_summary import METRIC_LABELS
+from faircode.audit_summary import METRIC_LABELS, attribute_label
 from faircode.plots import forest_panels
 
 gaps = results[results.metric != "disparate_impact_ratio"]       # a ratio has another scale
-gaps = gaps.assign(name=gaps.metric.map(METRIC_LABELS))
-forest_panels(gaps, by="protected_attribute", label="name", highlight="significant_adjusted")
+gaps = gaps.assign(name=gaps.metric.map(METRIC_LABELS), attribute=gaps.protected_attribute.map(attribute_label))
+forest_panels(gaps, by="attribute", label="name", highlight="significant_adjusted")
 _show(plt.show())
-_figures(4)
+_figures(5)
 
-# --- block 5 (explainers/audit-mortgage-denial.md, line 122) ---
+# --- block 6 (explainers/audit-mortgage-denial.md, line 130) ---
 from faircode.audit_summary import strategy_table
 
 primary = manifest.primary_attribute
@@ -81,4 +88,4 @@ print(f"attribute {primary}, logistic regression; gaps are disadvantaged minus a
 strategies = audit_results("mortgage_denial", strategy=None, model="logistic_regression").set_index(
     ["strategy", "protected_attribute", "metric"])
 _show(strategy_table("mortgage_denial", primary, model="logistic_regression"))
-_figures(5)
+_figures(6)

@@ -39,11 +39,18 @@ PLAN = {
     "smallest gap that matters": 0.10,         # ten points in any of the four rates
     "power wanted": 0.80,
 }
+from faircode.audit_summary import METRIC_LABELS, STRATEGY_LABELS
+from faircode.datasets import find_manifest_path
+from faircode.manifest import load_manifest
+
+READABLE = {"audit": lambda slug: load_manifest(find_manifest_path(slug)).name, "model": str.capitalize, "strategy": STRATEGY_LABELS.get, "adjustment": str.capitalize,
+            "family": lambda metrics: ", ".join(METRIC_LABELS[m] for m in metrics)}
 for key, value in PLAN.items():
-    print(f"{key:26s} {value}")
+    shown = READABLE[key](value.replace("_", " ") if key == "model" else value) if key in READABLE else value
+    print(f"{key:26s} {shown}")
 _figures(1)
 
-# --- block 2 (explainers/audit-walkthrough.md, line 70) ---
+# --- block 2 (explainers/audit-walkthrough.md, line 77) ---
 import numpy as np
 import pandas as pd
 from faircode.audit_summary import METRIC_LABELS, audit_results, spread_note, with_seed_spread
@@ -67,7 +74,7 @@ enough = planned["power at 0.10"] >= PLAN["power wanted"]
 _show(planned.rename(index=METRIC_LABELS).rename_axis("measure").round(3))
 _figures(2)
 
-# --- block 3 (explainers/audit-walkthrough.md, line 109) ---
+# --- block 3 (explainers/audit-walkthrough.md, line 116) ---
 from faircode.audit_summary import INTERVAL_DESCRIPTIONS
 from faircode.significance import adjust_p_values, format_p
 
@@ -89,7 +96,7 @@ print(f"{int(findings.sum())} of {len(headline)} planned tests are findings at a
 _show(headline.rename(index=METRIC_LABELS).rename_axis("measure").round(3))
 _figures(3)
 
-# --- block 4 (explainers/audit-walkthrough.md, line 131) ---
+# --- block 4 (explainers/audit-walkthrough.md, line 138) ---
 import matplotlib.pyplot as plt
 
 fig, ax = plt.subplots(figsize=(7.5, 2.8))
@@ -105,7 +112,7 @@ fig.tight_layout()
 _show(plt.show())
 _figures(4)
 
-# --- block 5 (explainers/audit-walkthrough.md, line 165) ---
+# --- block 5 (explainers/audit-walkthrough.md, line 172) ---
 from faircode.benchmark import load_audit
 from faircode.metrics import false_positive_rate_diff
 from faircode.models import build_model, fit_model, positive_scores
@@ -144,4 +151,11 @@ change = refit["reweighing"] - refit["baseline"]
 change_low, change_high = np.quantile(changes, [0.025, 0.975])
 print(f"reweighing minus baseline, false positive rate gap: {change:+.3f} "
       f"(95% percentile bootstrap {change_low:+.3f} to {change_high:+.3f})")
+
+reweighed = audit_results(PLAN["audit"], strategy="reweighing", model=PLAN["model"])
+reweighed = reweighed[(reweighed.protected_attribute == PLAN["attribute"])
+                      & (reweighed.metric == "false_positive_rate_diff")].reset_index(drop=True)
+reweighed = with_seed_spread(reweighed, PLAN["audit"], missing="keep").iloc[0]
+print(f"reweighed false positive rate gap over the seed sweep: mean {reweighed.seed_mean:+.3f}, "
+      f"sd {reweighed.seed_sd:.3f}, other sign than seed 42's in {reweighed.seed_share_opposite_sign:.0%}")
 _figures(5)

@@ -25,7 +25,7 @@ def _figures(block):
         print(f"saved {path.name}")
     plt.close("all")
 
-# --- block 1 (explainers/calibration-by-group.md, line 58) ---
+# --- block 1 (explainers/calibration-by-group.md, line 60) ---
 import numpy as np
 import pandas as pd
 from faircode.benchmark import load_audit
@@ -55,7 +55,7 @@ print(f"interval: {report.ci_method}; deciles whose interval excludes zero: {int
 _show(calibration.round(3))
 _figures(1)
 
-# --- block 2 (explainers/calibration-by-group.md, line 109) ---
+# --- block 2 (explainers/calibration-by-group.md, line 111) ---
 from scipy.stats import mannwhitneyu
 from sklearn.metrics import roc_auc_score, roc_curve
 
@@ -68,7 +68,7 @@ for name, members in (("Black", black), ("white", white)):
           f"{int((y == 1).sum())} charged again, {int((y == 0).sum())} not")
 _figures(2)
 
-# --- block 3 (explainers/calibration-by-group.md, line 127) ---
+# --- block 3 (explainers/calibration-by-group.md, line 129) ---
 from faircode.metrics import equal_opportunity_diff, false_positive_rate_diff
 
 cuts = []
@@ -85,7 +85,7 @@ print(f"cuts whose FPR-gap interval lies above zero: {int(fpr_positive.sum())} o
 _show(cuts.round(3))
 _figures(3)
 
-# --- block 4 (explainers/calibration-by-group.md, line 152) ---
+# --- block 4 (explainers/calibration-by-group.md, line 154) ---
 import matplotlib.pyplot as plt
 from scipy.stats import binomtest
 

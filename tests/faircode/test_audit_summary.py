@@ -208,9 +208,24 @@ def test_group_table_and_descriptions_follow_audit_groups():
     described = audit_summary.describe_groups(groups).splitlines()
     assert len(described) == len(groups) and described[0].startswith(f"{groups.attribute[0]}: ")
     table = audit_summary.group_table(groups)
-    assert list(table.index) == list(groups.attribute)
+    assert list(table.index) == list(groups.attribute.map(audit_summary.attribute_label))
     assert table.loc["age", "rows (disadv.)"] == 190 and table.loc["age", "rows (adv.)"] == 810
     assert table["base-rate gap"].round(3).equals(table["base-rate gap"])
+
+
+def test_group_tables_name_an_intersection_as_a_reader_does_never_by_its_key():
+    from faircode import audit_summary
+
+    groups = german_groups().reset_index()
+    table = audit_summary.group_table(groups)
+    assert list(table.index) == ["age", "sex", "age by sex"] and table.index.name == "attribute"
+    assert table.loc["age by sex", "rows (disadv.)"] == groups.set_index("attribute").loc["age_x_sex",
+                                                                                          "n_disadvantaged"]
+    described = audit_summary.describe_groups(groups)
+    assert "age_x_sex" not in described
+    assert described.splitlines()[2] == ("age by sex: age <= 25 and sex in ['female'] (disadvantaged) "
+                                         "against age > 25 and sex in ['male']")
+    assert audit_summary.attribute_label("national_origin") == "national origin"
 
 
 def spread_file(folder: Path, rows: pd.DataFrame, *, sd: float = 0.05, opposite: float = 0.1) -> None:
@@ -263,7 +278,7 @@ def test_results_table_shows_the_seed_spread_and_the_note_names_the_interval():
                                 seed_share_opposite_sign=0.0645)
     parity = audit_summary.results_table(rows).loc[("race", "demographic parity")]
     assert parity["95% interval"] == "-0.081 to -0.020"
-    expected = "intervals: Agresti-Caffo's adjusted Wald (gaps, disparate impact ratio)"
+    expected = "intervals: Agresti-Caffo's adjusted Wald (gaps, ratio of positive rates)"   # no audit named
     assert audit_summary.interval_note(rows) == expected
     assert (parity["seed sd"], parity["seed range"], parity["seeds opposite sign"]) == ("0.031",
                                                                                         "-0.010 to +0.092", "6%")
@@ -275,11 +290,35 @@ def test_favourable_ratio_divides_the_rates_of_the_outcome_nobody_minds():
     rows = pd.DataFrame({"protected_attribute": ["sex", "sex", "age"],
                          "metric": ["demographic_parity_diff", "disparate_impact_ratio", "demographic_parity_diff"],
                          "rate_disadvantaged": [0.10, 0.10, 0.50], "rate_advantaged": [0.30, 0.30, 0.20]})
-    table = favourable_ratio(rows)
+    table = favourable_ratio(rows)                      # rows naming no audit: a positive is a harm
     assert list(table.index) == ["sex", "age"]          # one row per attribute, from the parity rows
     assert table.loc["sex", "favourable ratio"] == pytest.approx(0.9 / 0.7, abs=5e-4)
     assert table.loc["age", "favourable ratio"] == pytest.approx(0.5 / 0.8, abs=5e-4)
     assert list(table["below four-fifths"]) == [False, True]
+    kept = favourable_ratio(rows, outcome="favourable")  # a positive is the favourable outcome
+    assert kept.loc["sex", "favourable ratio"] == pytest.approx(0.1 / 0.3, abs=5e-4)
+    assert list(kept["below four-fifths"]) == [True, False]
+    with pytest.raises(ValueError, match="outcome must be"):
+        favourable_ratio(rows, outcome="neutral")
+
+
+def test_favourable_ratio_reads_the_audits_outcome_and_names_attributes_as_a_reader_does():
+    from faircode.audit_summary import audit_results, favourable_ratio
+
+    adverse = audit_results("benefits_denial")              # a positive prediction denies the benefit
+    parity = adverse[adverse.metric == "demographic_parity_diff"].set_index("protected_attribute")
+    table = favourable_ratio(adverse)
+    assert "race by sex" in table.index and "race_x_sex" not in table.index
+    assert "national origin" in table.index
+    assert table.loc["sex", "favourable ratio"] == pytest.approx(
+        (1 - parity.loc["sex", "rate_disadvantaged"]) / (1 - parity.loc["sex", "rate_advantaged"]), abs=5e-4)
+    favourable = audit_results("law_school")                # a positive prediction is a predicted pass
+    ratio = favourable[favourable.metric == "disparate_impact_ratio"].set_index("protected_attribute").value
+    # on a favourable label the results file's ratio is already the disparate impact ratio
+    assert favourable_ratio(favourable).loc["race", "favourable ratio"] == pytest.approx(ratio["race"], abs=5e-4)
+    nobody = audit_results("hiring_callbacks")              # the model predicts no callback at all
+    assert favourable_ratio(nobody)["favourable ratio"].isna().all()
+    assert not favourable_ratio(nobody)["below four-fifths"].any()
 
 
 def test_headline_rows_are_the_primary_attributes_parity_and_error_rate_gaps(results_dir):
@@ -317,3 +356,19 @@ def test_strategy_table_names_the_strategies_as_a_reader_does():
     assert set(table.index) == {audit_summary.STRATEGY_LABELS[s] for s in
                                 ("baseline", "unawareness_proxy_removal", "reweighing", "group_thresholds")}
     assert audit_summary.attribute_label("race_x_sex") == "race by sex"
+    ratios = audit_summary.strategy_table("benefits_denial", "sex",
+                                          metrics=("false_positive_rate_diff", "disparate_impact_ratio"))
+    assert list(ratios.columns) == ["false positive rate gap", "ratio of harmful rates",
+                                    "false positive rate Holm p", "ratio of harmful rates Holm p",
+                                    "balanced accuracy"]
+    assert not ratios["ratio of harmful rates"].str.startswith("+").any()   # a ratio has no sign
+
+
+def test_the_interval_note_names_the_ratio_as_the_table_does():
+    from faircode import audit_summary
+
+    adverse = audit_summary.audit_results("benefits_denial")
+    favourable = audit_summary.audit_results("law_school")
+    assert f"({audit_summary.HARMFUL_RATIO_LABEL})" in audit_summary.interval_note(adverse)
+    assert f"({audit_summary.FAVOURABLE_RATIO_LABEL})" in audit_summary.interval_note(favourable)
+    assert "Sidak's combination of two Agresti-Caffo intervals (equalized odds)" in audit_summary.interval_note(adverse)
