@@ -129,7 +129,7 @@ def check_unparsed_syntax(page: Page) -> list[Problem]:
     """An error for each link or attribute list the reader would see as raw syntax."""
     problems = []
     for line, _, _, child in inline_children(page.tokens):
-        if child.type == "text":
+        if child.type == "text" and "]" in child.content:
             problems.extend(Problem(page.rel_path, line, UNPARSED_MESSAGE.format(shown=found.group()))
                             for found in _UNPARSED.finditer(child.content))
     return problems
