@@ -28,18 +28,47 @@ def _context(open_context, width: int, theme: str):
     return context
 
 
-@pytest.mark.parametrize("theme", ["light", "dark"])
+#: Text outputs (and table boxes) wider than their box that do not scroll: their end is hidden.
+CLIPPED = """() => [...document.querySelectorAll('main pre, main .output, main .table-scroll')]
+    .filter(e => { const x = getComputedStyle(e).overflowX;
+                   return e.scrollWidth > e.clientWidth + 1 && x !== 'auto' && x !== 'scroll'; })
+    .map(e => e.id || e.className)"""
+
+
+def _show_theme(page, theme: str) -> None:
+    """Switch ``page``'s colour scheme in place, as a reader's system switch does, and wait
+    until the page follows it (it does when the reader chose no theme)."""
+    page.emulate_media(color_scheme=theme)
+    page.wait_for_function("theme => document.documentElement.dataset.theme === theme", arg=theme)
+
+
 @pytest.mark.parametrize("width", WIDTHS)
-def test_no_page_of_the_real_site_scrolls_sideways(open_context, real_site, real_site_url, width, theme):
-    page = _context(open_context, width, theme).new_page()
-    wide = {}
+def test_no_page_of_the_real_site_scrolls_sideways_or_clips_an_output(open_context, real_site, real_site_url,
+                                                                       width):
+    """One visit per page at each width: in neither theme does it scroll sideways, and no
+    text output hides its end (an output wider than its box scrolls, overflow auto)."""
+    page = _context(open_context, width, "light").new_page()
+    wide, clipped = {}, {}
     for name in _pages(real_site):
+        page.emulate_media(color_scheme="light")
         page.goto(real_site_url + name)
-        assert page.evaluate("() => document.documentElement.dataset.theme") == theme
-        overflow = page.evaluate(OVERFLOW)
-        if overflow > 0:
-            wide[name] = overflow
-    assert not wide, f"pages that scroll sideways at {width} px ({theme}), by px: {wide}"
+        for theme in ("light", "dark"):
+            _show_theme(page, theme)
+            overflow = page.evaluate(OVERFLOW)
+            if overflow > 0:
+                wide[f"{name} ({theme})"] = overflow
+        found = page.evaluate(CLIPPED)
+        if found:
+            clipped[name] = found[:5]
+    assert not wide, f"pages that scroll sideways at {width} px, by px: {wide}"
+    assert not clipped, f"outputs whose end is hidden at {width} px: {clipped}"
+    page.emulate_media(color_scheme="light")
+    page.goto(f"{real_site_url}{EXPLAINER}.html")
+    line = page.locator("main pre.output .line", has_text="e-23").first
+    assert re.search(r"\bp 3\.25e-23;", line.text_content()), line.text_content()
+    if width >= 1280:  # the whole line is in view, beside the contents, without scrolling its box
+        assert line.evaluate("""l => { const r = document.createRange(); r.selectNodeContents(l);
+            return r.getBoundingClientRect().right <= l.closest('pre').getBoundingClientRect().right; }""")
 
 
 def test_the_audit_pages_results_tables_are_whole_at_1280_px(open_context, real_site, real_site_url):
@@ -62,28 +91,6 @@ def test_the_audit_pages_results_tables_are_whole_at_1280_px(open_context, real_
     assert not cut, f"results tables cut at 1280 px: {cut}"
 
 
-@pytest.mark.parametrize("width", WIDTHS)
-def test_no_text_output_of_the_real_site_is_clipped(open_context, real_site, real_site_url, width):
-    # A text output wider than its box scrolls (overflow auto); nothing hides its end.
-    page = _context(open_context, width, "light").new_page()
-    clipped = {}
-    for name in _pages(real_site):
-        page.goto(real_site_url + name)
-        found = page.evaluate("""() => [...document.querySelectorAll('main pre, main .output, main .table-scroll')]
-            .filter(e => { const x = getComputedStyle(e).overflowX;
-                           return e.scrollWidth > e.clientWidth + 1 && x !== 'auto' && x !== 'scroll'; })
-            .map(e => e.id || e.className)""")
-        if found:
-            clipped[name] = found[:5]
-    assert not clipped, f"outputs whose end is hidden at {width} px: {clipped}"
-    page.goto(f"{real_site_url}{EXPLAINER}.html")
-    line = page.locator("main pre.output .line", has_text="e-23").first
-    assert re.search(r"\bp 3\.25e-23;", line.text_content()), line.text_content()
-    if width >= 1280:  # the whole line is in view, beside the contents, without scrolling its box
-        assert line.evaluate("""l => { const r = document.createRange(); r.selectNodeContents(l);
-            return r.getBoundingClientRect().right <= l.closest('pre').getBoundingClientRect().right; }""")
-
-
 #: Tabs that run axe-core side by side (its checks keep one core busy per tab).
 AXE_TABS = 2
 
@@ -102,8 +109,7 @@ def test_axe_finds_no_serious_violation_on_the_real_site(open_context, real_site
             tab.goto(real_site_url + name)
         for theme in ("light", "dark"):
             for tab, _ in batch:
-                tab.emulate_media(color_scheme=theme)
-                tab.wait_for_function("theme => document.documentElement.dataset.theme === theme", arg=theme)
+                _show_theme(tab, theme)
                 start_axe(tab)
             for tab, name in batch:
                 violations = axe_violations(tab)
