@@ -25,7 +25,7 @@ def _figures(block):
         print(f"saved {path.name}")
     plt.close("all")
 
-# --- block 1 (explainers/bootstrap-confidence-intervals.md, line 67) ---
+# --- block 1 (explainers/bootstrap-confidence-intervals.md, line 69) ---
 import numpy as np
 import pandas as pd
 
@@ -58,7 +58,7 @@ for model, attribute, metric in chosen:
     print(f"  small-sample warning: {r.small_sample_warning}")
 _figures(1)
 
-# --- block 2 (explainers/bootstrap-confidence-intervals.md, line 120) ---
+# --- block 2 (explainers/bootstrap-confidence-intervals.md, line 122) ---
 from scipy.stats import bootstrap
 from faircode.benchmark import load_audit
 from faircode.significance import bootstrap_ci
@@ -106,7 +106,7 @@ for name, (a, b) in groups.items():
         print(f"  {method:22} {low:+.3f} to {high:+.3f}")
 _figures(2)
 
-# --- block 3 (explainers/bootstrap-confidence-intervals.md, line 183) ---
+# --- block 3 (explainers/bootstrap-confidence-intervals.md, line 184) ---
 from scipy.stats import binomtest
 
 r = third = result_row("logistic_regression", "race_x_sex", "predictive_parity_diff")
@@ -132,7 +132,7 @@ print(f"default interval of the gap: {r.ci_low:+.3f} to {r.ci_high:+.3f} ({r.ci_
 print(f"width of the default interval: {r.ci_high - r.ci_low:.3f}")
 _figures(3)
 
-# --- block 4 (explainers/bootstrap-confidence-intervals.md, line 224) ---
+# --- block 4 (explainers/bootstrap-confidence-intervals.md, line 225) ---
 import matplotlib.pyplot as plt
 from faircode.plots import forest_plot
 

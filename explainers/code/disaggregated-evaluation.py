@@ -113,7 +113,7 @@ for r in report.itertuples():
     print(f"  minimum detectable: {r.minimum_detectable_gap:.3f}")
 _figures(5)
 
-# --- block 6 (explainers/disaggregated-evaluation.md, line 202) ---
+# --- block 6 (explainers/disaggregated-evaluation.md, line 204) ---
 RACES = {"African-American": "Black (African-American)", "Caucasian": "white (Caucasian)",
          "Hispanic": "Hispanic", "Other": "Other"}
 for race in RACES:
@@ -128,7 +128,7 @@ for race in RACES:
     print(f"  women, non-reoffenders: {r.n_b}")
 _figures(6)
 
-# --- block 7 (explainers/disaggregated-evaluation.md, line 225) ---
+# --- block 7 (explainers/disaggregated-evaluation.md, line 227) ---
 import matplotlib.pyplot as plt
 
 shown = cells[cells.negatives > 0].sort_values("fpr").reset_index(drop=True)

@@ -91,7 +91,7 @@ fig.tight_layout()
 _show(plt.show())
 _figures(3)
 
-# --- block 4 (explainers/equivalence-tests.md, line 154) ---
+# --- block 4 (explainers/equivalence-tests.md, line 155) ---
 from statsmodels.stats.proportion import tost_proportions_2indep
 
 agreement = {}
@@ -110,7 +110,7 @@ for (audit, model, attribute, metric) in chosen:
           f"(without its correction {theirs['score', False]:.6f})")
 _figures(4)
 
-# --- block 5 (explainers/equivalence-tests.md, line 189) ---
+# --- block 5 (explainers/equivalence-tests.md, line 190) ---
 rng = np.random.default_rng(15)
 health = audit_results("health_risk").set_index(["protected_attribute", "metric"]).loc[("sex", "false_positive_rate_diff")]
 n_a, n_b = int(health.n_disadvantaged), int(health.n_advantaged)
@@ -125,3 +125,24 @@ print(f"true gap +0.05 (the margin), groups of {n_a} and {n_b}: 'within 0.05' de
       f"{false_equivalence:.1%} of {len(declared)} audits")
 print(f"faircode's verdicts on the first {len(ours)} audits: {disagreements} differ from statsmodels'")
 _figures(5)
+
+# --- block 6 (explainers/equivalence-tests.md, line 214) ---
+from scipy.stats import binom
+
+
+def plausible_counts(n, rate):
+    """Every count within eight standard deviations of n * rate, with its binomial probability."""
+    sd = np.sqrt(n * rate * (1 - rate))
+    counts = np.arange(max(0, int(n * rate - 8 * sd)), min(n, int(n * rate + 8 * sd)) + 1)
+    return counts, binom.pmf(counts, n, rate)
+
+
+counts_a, chance_a = plausible_counts(n_a, p_b + MARGIN)
+counts_b, chance_b = plausible_counts(n_b, p_b)
+grid_a, grid_b = np.meshgrid(counts_a, counts_b, indexing="ij")
+rejects = tost_proportions_2indep(grid_a.ravel(), n_a, grid_b.ravel(), n_b, -MARGIN, MARGIN,
+                                  method="score").pvalue < ALPHA
+exact_size = float(np.sum(np.outer(chance_a, chance_b).ravel() * rejects))
+print(f"probability of the counts summed over: {np.outer(chance_a, chance_b).sum():.10f}")
+print(f"'within 0.05' at the margin, over every plausible pair of counts; exact size: {exact_size:.2%}")
+_figures(6)

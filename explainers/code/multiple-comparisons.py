@@ -53,7 +53,7 @@ difference = np.max(np.abs(holm - family.p_adjusted.to_numpy()))
 print(f"largest difference from the benchmark's p_adjusted column: {difference:.1e}")
 _figures(1)
 
-# --- block 2 (explainers/multiple-comparisons.md, line 120) ---
+# --- block 2 (explainers/multiple-comparisons.md, line 121) ---
 def holm_by_hand(p_values):
     """Holm's step-down adjusted p-values, in the input order."""
     p_values = np.asarray(p_values, dtype=float)
@@ -69,7 +69,7 @@ def holm_by_hand(p_values):
 print(f"hand-written Holm against faircode: largest difference {np.max(np.abs(holm_by_hand(p) - holm)):.1e}")
 _figures(2)
 
-# --- block 3 (explainers/multiple-comparisons.md, line 139) ---
+# --- block 3 (explainers/multiple-comparisons.md, line 140) ---
 from faircode.audit_summary import METRIC_LABELS
 
 family = family.assign(holm=holm, bh=bh)
@@ -85,7 +85,7 @@ for r in flagged.itertuples():
         break
 _figures(3)
 
-# --- block 4 (explainers/multiple-comparisons.md, line 169) ---
+# --- block 4 (explainers/multiple-comparisons.md, line 170) ---
 from faircode.benchmark import load_audit
 from faircode.metrics import fairness_report, family_p_values
 from faircode.models import build_model
@@ -118,7 +118,7 @@ print(f"  by Benjamini-Hochberg: {rate_bh:.1%}")
 print(f"  by independent tests, as many: {independent:.1%}")
 _figures(4)
 
-# --- block 5 (explainers/multiple-comparisons.md, line 219) ---
+# --- block 5 (explainers/multiple-comparisons.md, line 220) ---
 import matplotlib.pyplot as plt
 
 m = len(p)
