@@ -4,7 +4,6 @@ render, failed pages located in their .md."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Iterable
 
@@ -119,20 +118,14 @@ def check_links(page: Page, anchors: dict[str, set[str]]) -> list[Problem]:
     return problems
 
 
-#: What is left of a link or an attribute list that did not parse, in a text of the prose.
-_UNPARSED = re.compile(r"\]\([^()\s]+\)|\]\{[.#]?[\w-]")
 UNPARSED_MESSAGE = ("{shown!r} is shown as text: a link or a {{...}} that did not parse. A link's text cannot "
                     "hold a [span]{{...}}: put the span around the whole link, as in [[text](target)]{{.nocheck}}")
 
 
 def check_unparsed_syntax(page: Page) -> list[Problem]:
-    """An error for each link or attribute list the reader would see as raw syntax."""
-    problems = []
-    for line, _, _, child in inline_children(page.tokens):
-        if child.type == "text" and "]" in child.content:
-            problems.extend(Problem(page.rel_path, line, UNPARSED_MESSAGE.format(shown=found.group()))
-                            for found in _UNPARSED.finditer(child.content))
-    return problems
+    """An error for each link or attribute list the reader would see as raw syntax (found
+    as the page was parsed, :attr:`~sitebuild.source.read.Page.unparsed_syntax`)."""
+    return [Problem(page.rel_path, line, UNPARSED_MESSAGE.format(shown=shown)) for line, shown in page.unparsed_syntax]
 
 
 def check_math(page: Page) -> list[Problem]:

@@ -25,6 +25,7 @@ import hashlib
 import os
 import sys
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, ClassVar, Iterable, Mapping
@@ -564,9 +565,10 @@ class Deps:
         """The files the page wrote (record names), sorted."""
         return tuple(r.path for r in self.of_kind(FileWritten))
 
-    @property
+    @cached_property
     def reads(self) -> frozenset[str]:
-        """The names of every file and folder the page read, listed or looked for."""
+        """The names of every file and folder the page read, listed or looked for (taken once
+        per object: the records are frozen, and the preview keeps decoded entries)."""
         return frozenset(r.key for r in self.all_records() if isinstance(r, (FileRead, Listing)))
 
     def stamp_lines(self, into: dict[str, Any] | None = None, watched: set[str] | None = None,

@@ -32,7 +32,6 @@ from sitebuild.quotes.lock import (
 from sitebuild.quotes.marks import page_marks as _marks
 from sitebuild.quotes.outputs import outputs_from_blocks
 from sitebuild.quotes.results import PageQuotes, QuoteResult, Status, format_problem
-from sitebuild.source.claims import malformed_claims
 from sitebuild.source.read import Page
 from sitebuild.store.files import write_text_atomic
 
@@ -72,7 +71,7 @@ class QuoteRun:
                                     'write it as [words]{check="expression"}, the expression in double quotes, with no '
                                     'braces '
                                     'or double quotes inside it (write set(...) or dict(...), and single quotes)')
-                            for line, text in malformed_claims(page.tokens))
+                            for line, text in page.malformed_claims)
         return problems
 
     def numbers(self, slug: str) -> dict[str, int]:

@@ -12,9 +12,10 @@ from pathlib import Path
 from markdown_it.token import Token
 
 from sitebuild.errors import SourceError
-from sitebuild.source.claims import Claim, find_claims
+from sitebuild.source.claims import Claim, find_claims, malformed_claims
 from sitebuild.source.markdown import make_parser
 from sitebuild.source.math import formula_errors
+from sitebuild.source.tokens import unparsed_syntax
 from sitebuild.yamltext import describe_yaml_error, safe_yaml, yaml_errors
 
 BLOCK_FLAGS = frozenset({"hide-code", "hide-output", "no-exec", "expect-error"})
@@ -91,6 +92,10 @@ class Page:
     #: parsed: the page cache keeps them, so a check converts only the formulas of pages
     #: it parses again.
     math_errors: tuple[tuple[int, str], ...] = ()
+    #: (.md line, text) of each ``[...]{check=...}`` not read as a claim, and of each link or
+    #: attribute list that did not parse: found as the page is parsed, like ``math_errors``.
+    malformed_claims: tuple[tuple[int, str], ...] = ()
+    unparsed_syntax: tuple[tuple[int, str], ...] = ()
 
     @property
     def code_blocks(self) -> list[CodeBlock]:
@@ -286,7 +291,8 @@ def read_page(path: Path, root: Path, previous: Page | None = None) -> Page:
                                     options=options))
     return Page(slug=slug, path=resolved, rel_path=rel, text=text, front=front, tokens=tokens,
                 blocks=blocks, inline=_inline_exprs(tokens, text.splitlines()), claims=find_claims(tokens),
-                math_errors=tuple(formula_errors(tokens)))
+                math_errors=tuple(formula_errors(tokens)), malformed_claims=tuple(malformed_claims(tokens)),
+                unparsed_syntax=tuple(unparsed_syntax(tokens)))
 
 
 def read_pages(source: Path, root: Path) -> tuple[list[Page], list[SourceError]]:

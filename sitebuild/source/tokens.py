@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 
 from markdown_it.token import Token
@@ -18,3 +19,14 @@ def inline_children(tokens: Sequence[Token]) -> Iterator[tuple[int, int, int, To
             if child.type in ("softbreak", "hardbreak"):
                 line += 1
             yield line, token_index, child_index, child
+
+
+#: What is left of a link or an attribute list that did not parse, in a text of the prose.
+_UNPARSED = re.compile(r"\]\([^()\s]+\)|\]\{[.#]?[\w-]")
+
+
+def unparsed_syntax(tokens: Sequence[Token]) -> list[tuple[int, str]]:
+    """(.md line, text) of each piece of a link or an attribute list that did not parse, and
+    so would show as raw syntax (a ``[span]{...}`` inside a link's text breaks the link)."""
+    return [(line, found.group()) for line, _, _, child in inline_children(tokens)
+            if child.type == "text" and "]" in child.content for found in _UNPARSED.finditer(child.content)]
