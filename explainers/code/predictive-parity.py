@@ -25,7 +25,7 @@ def _figures(block):
         print(f"saved {path.name}")
     plt.close("all")
 
-# --- block 1 (explainers/predictive-parity.md, line 63) ---
+# --- block 1 (explainers/predictive-parity.md, line 64) ---
 import numpy as np
 from faircode.benchmark import load_audit
 from faircode.metrics import GroupConfusion, count_confusion
@@ -69,7 +69,7 @@ print(f"  white FPR forced: {forced['white']:.3f}")
 print(f"  FPR gap forced: {forced['Black'] - forced['white']:+.3f}")
 _figures(1)
 
-# --- block 2 (explainers/predictive-parity.md, line 122) ---
+# --- block 2 (explainers/predictive-parity.md, line 123) ---
 from faircode.metrics import predictive_parity_diff, false_positive_rate_diff, equal_opportunity_diff
 from faircode.significance import significance_report
 
@@ -85,7 +85,7 @@ for metric in (predictive_parity_diff, equal_opportunity_diff, false_positive_ra
           f"on {r.n_disadvantaged} vs {r.n_advantaged} rows")
 _figures(2)
 
-# --- block 3 (explainers/predictive-parity.md, line 158) ---
+# --- block 3 (explainers/predictive-parity.md, line 159) ---
 def precision_from_rates(p, tpr, fpr):
     """Precision of a decision with these error rates in a group with base rate p."""
     return p * tpr / (p * tpr + (1 - p) * fpr)
@@ -103,7 +103,7 @@ print(f"  gap now: {gap_now:+.3f}")
 print(f"  times the current gap: {gap_then / gap_now:.1f}")
 _figures(3)
 
-# --- block 4 (explainers/predictive-parity.md, line 180) ---
+# --- block 4 (explainers/predictive-parity.md, line 181) ---
 import matplotlib.pyplot as plt
 from scipy.stats import binomtest
 
