@@ -18,3 +18,18 @@ def real_pages_cache(tmp_path_factory):
     build and the fresh clone's): a cache entry does not depend on where the repository
     lies, so the second build executes only what the first did not."""
     return tmp_path_factory.mktemp("real-pages-cache") / "cache"
+
+
+#: Fixtures that build or reuse the real site: a test that needs one runs on the worker that
+#: has it (see :func:`pytest_collection_modifyitems`).
+REAL_SITE_FIXTURES = {"real_site", "real_pages_cache"}
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
+def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist (tests/run.sh runs two workers with ``--dist loadgroup``), every
+    test of the real site joins one group, so the real site is built once, on one worker,
+    with one execution cache; the other worker takes the rest of the suite meanwhile."""
+    for item in items:
+        if REAL_SITE_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.xdist_group("real-site"))

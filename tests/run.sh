@@ -21,6 +21,8 @@ if [ ! -f "$AXE_DIR/node_modules/axe-core/axe.min.js" ]; then
 fi
 
 python -m pip install --quiet --disable-pip-version-check -e ".[test]"
-# -m "": every test, the slow and browser ones too (a quick local `pytest` leaves them out);
-# a -m of the caller's own, after it, still wins.
-exec python -m pytest -m "" "$@"
+# -m "": every test, the slow and browser ones too (a quick local `pytest` leaves them out).
+# Two workers (pytest-xdist): most tests wait on kernels, builds or the browser, so two run
+# side by side on two cores; the tests of the real site share one worker and one build of it
+# (tests/conftest.py). A -m or -n of the caller's own, after these, still wins (-n 0: one process).
+exec python -m pytest -m "" -n 2 --dist loadgroup "$@"
