@@ -87,5 +87,6 @@ primary = manifest.primary_attribute
 print(f"attribute {primary}, logistic regression; gaps are disadvantaged minus advantaged")
 strategies = audit_results("mortgage_denial", strategy=None, model="logistic_regression").set_index(
     ["strategy", "protected_attribute", "metric"])
-_show(strategy_table("mortgage_denial", primary, model="logistic_regression"))
+comparison = strategy_table("mortgage_denial", primary, model="logistic_regression")
+_show(comparison)
 _figures(6)
