@@ -80,7 +80,7 @@ forest_panels(gaps, by="attribute", label="name", highlight="significant_adjuste
 _show(plt.show())
 _figures(5)
 
-# --- block 6 (explainers/audit-mortgage-denial.md, line 130) ---
+# --- block 6 (explainers/audit-mortgage-denial.md, line 131) ---
 from faircode.audit_summary import strategy_table
 
 primary = manifest.primary_attribute
