@@ -348,8 +348,9 @@ def strategy_table(
         Indexed by strategy (its reader's name, :data:`STRATEGY_LABELS`: ``unawareness
         (proxies removed)``, not ``unawareness_proxy_removal``), with text columns named by
         each metric's reader's name (:data:`METRIC_LABELS`; the ratio as :func:`results_table`
-        names it): its gap (signed; a ratio unsigned and without "gap" in its name) and its Holm
-        p, in the order of ``metrics``, then the balanced accuracy.
+        names it): first each metric's gap (signed; a ratio unsigned and without "gap" in its
+        name), then each metric's Holm p, both in the order of ``metrics``, then the balanced
+        accuracy.
 
     Examples
     --------
@@ -582,7 +583,8 @@ def favourable_ratio(rows: pd.DataFrame, *, outcome: str | None = None) -> pd.Da
     Parameters
     ----------
     rows : pandas.DataFrame
-        Rows of :func:`audit_results`.
+        Rows of :func:`audit_results` of one model and strategy (one demographic-parity row
+        per attribute).
     outcome : {"adverse", "favourable"}, optional
         What a positive prediction is for the person. By default the audit's manifest says
         (the rows' ``audit`` column or ``rows.attrs["audit"]``, which :func:`audit_results`

@@ -62,14 +62,14 @@ print(spread_note(results))
 _show(results_table(results, alpha=ALPHA))
 _figures(3)
 
-# --- block 4 (explainers/audit-benefits-denial.md, line 106) ---
+# --- block 4 (explainers/audit-benefits-denial.md, line 107) ---
 from faircode.audit_summary import favourable_ratio
 
 favourable = favourable_ratio(results)
 _show(favourable)
 _figures(4)
 
-# --- block 5 (explainers/audit-benefits-denial.md, line 140) ---
+# --- block 5 (explainers/audit-benefits-denial.md, line 145) ---
 import matplotlib.pyplot as plt
 from faircode.audit_summary import METRIC_LABELS, attribute_label
 from faircode.plots import forest_panels
@@ -80,12 +80,13 @@ forest_panels(gaps, by="attribute", label="name", highlight="significant_adjuste
 _show(plt.show())
 _figures(5)
 
-# --- block 6 (explainers/audit-benefits-denial.md, line 174) ---
+# --- block 6 (explainers/audit-benefits-denial.md, line 179) ---
 from faircode.audit_summary import strategy_table
 
 primary = manifest.primary_attribute
 print(f"attribute {primary}, logistic regression; gaps are disadvantaged minus advantaged")
 strategies = audit_results("benefits_denial", strategy=None, model="logistic_regression").set_index(
     ["strategy", "protected_attribute", "metric"])
-_show(strategy_table("benefits_denial", primary, model="logistic_regression"))
+comparison = strategy_table("benefits_denial", primary, model="logistic_regression")
+_show(comparison)
 _figures(6)

@@ -25,7 +25,7 @@ def _figures(block):
         print(f"saved {path.name}")
     plt.close("all")
 
-# --- block 1 (explainers/audit-compas.md, line 43) ---
+# --- block 1 (explainers/audit-compas.md, line 44) ---
 from faircode.audit_summary import audit_overview
 from faircode.benchmark import load_audit
 
@@ -34,7 +34,7 @@ manifest = audit.manifest
 print(audit_overview(audit))
 _figures(1)
 
-# --- block 2 (explainers/audit-compas.md, line 69) ---
+# --- block 2 (explainers/audit-compas.md, line 70) ---
 from faircode.audit_summary import audit_groups, describe_groups, group_table
 
 groups = audit_groups(audit)
@@ -46,7 +46,7 @@ print(f"test split only, race: base rate {charged[race_test == 1].mean():.3f} Bl
 _show(group_table(groups))
 _figures(2)
 
-# --- block 3 (explainers/audit-compas.md, line 100) ---
+# --- block 3 (explainers/audit-compas.md, line 101) ---
 from faircode.audit_summary import audit_results, results_table
 from faircode.significance import SMALL_SAMPLE_SIZE
 
@@ -66,14 +66,14 @@ print(spread_note(results))
 _show(results_table(results, alpha=ALPHA))
 _figures(3)
 
-# --- block 4 (explainers/audit-compas.md, line 147) ---
+# --- block 4 (explainers/audit-compas.md, line 148) ---
 from faircode.audit_summary import favourable_ratio
 
 favourable = favourable_ratio(results)
 _show(favourable)
 _figures(4)
 
-# --- block 5 (explainers/audit-compas.md, line 158) ---
+# --- block 5 (explainers/audit-compas.md, line 159) ---
 import matplotlib.pyplot as plt
 from faircode.audit_summary import METRIC_LABELS, attribute_label
 from faircode.plots import forest_panels
@@ -84,7 +84,7 @@ forest_panels(gaps, by="attribute", label="name", highlight="significant_adjuste
 _show(plt.show())
 _figures(5)
 
-# --- block 6 (explainers/audit-compas.md, line 178) ---
+# --- block 6 (explainers/audit-compas.md, line 180) ---
 from faircode.audit_summary import strategy_table
 
 primary = manifest.primary_attribute
@@ -94,7 +94,7 @@ strategies = audit_results("compas", strategy=None, model="logistic_regression")
 _show(strategy_table("compas", primary, model="logistic_regression"))
 _figures(6)
 
-# --- block 7 (explainers/audit-compas.md, line 201) ---
+# --- block 7 (explainers/audit-compas.md, line 203) ---
 score = with_seed_spread(audit_results("compas", strategy="baseline", model="compas_score"), "compas",
                          missing="keep")
 race = score[score.protected_attribute == "race"]

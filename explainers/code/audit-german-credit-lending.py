@@ -90,10 +90,11 @@ parity = every[(every.protected_attribute == primary) & (every.metric == "demogr
 parity = parity.set_index("strategy")
 strategies = audit_results("german_credit_lending", strategy=None, model="logistic_regression").set_index(
     ["strategy", "protected_attribute", "metric"])
-_show(strategy_table("german_credit_lending", primary, model="logistic_regression"))
+comparison = strategy_table("german_credit_lending", primary, model="logistic_regression")
+_show(comparison)
 _figures(6)
 
-# --- block 7 (explainers/audit-german-credit-lending.md, line 187) ---
+# --- block 7 (explainers/audit-german-credit-lending.md, line 188) ---
 import numpy as np
 from faircode.metrics import demographic_parity_diff
 from faircode.models import build_model, fit_model, positive_scores

@@ -119,5 +119,6 @@ primary = manifest.primary_attribute
 print(f"attribute {primary}, logistic regression; gaps are disadvantaged minus advantaged")
 strategies = audit_results("law_school", strategy=None, model="logistic_regression").set_index(
     ["strategy", "protected_attribute", "metric"])
-_show(strategy_table("law_school", primary, model="logistic_regression"))
+comparison = strategy_table("law_school", primary, model="logistic_regression")
+_show(comparison)
 _figures(8)

@@ -80,12 +80,13 @@ forest_panels(gaps, by="attribute", label="name", highlight="significant_adjuste
 _show(plt.show())
 _figures(5)
 
-# --- block 6 (explainers/audit-mortgage-denial.md, line 130) ---
+# --- block 6 (explainers/audit-mortgage-denial.md, line 131) ---
 from faircode.audit_summary import strategy_table
 
 primary = manifest.primary_attribute
 print(f"attribute {primary}, logistic regression; gaps are disadvantaged minus advantaged")
 strategies = audit_results("mortgage_denial", strategy=None, model="logistic_regression").set_index(
     ["strategy", "protected_attribute", "metric"])
-_show(strategy_table("mortgage_denial", primary, model="logistic_regression"))
+comparison = strategy_table("mortgage_denial", primary, model="logistic_regression")
+_show(comparison)
 _figures(6)

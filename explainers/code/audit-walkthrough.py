@@ -112,7 +112,7 @@ fig.tight_layout()
 _show(plt.show())
 _figures(4)
 
-# --- block 5 (explainers/audit-walkthrough.md, line 172) ---
+# --- block 5 (explainers/audit-walkthrough.md, line 175) ---
 from faircode.benchmark import load_audit
 from faircode.metrics import false_positive_rate_diff
 from faircode.models import build_model, fit_model, positive_scores

@@ -28,6 +28,7 @@ def _figures(block):
 # --- block 1 (explainers/calibration-by-group.md, line 60) ---
 import numpy as np
 import pandas as pd
+from faircode.audit_summary import INTERVAL_DESCRIPTIONS
 from faircode.benchmark import load_audit
 from faircode.significance import adjust_p_values, significance_report_from_counts
 
@@ -50,12 +51,12 @@ for s in range(1, 11):
 calibration = pd.DataFrame(rows).set_index("decile")
 calibration["Holm p"] = adjust_p_values(calibration.p, "holm")
 excludes_zero = (calibration.low > 0) | (calibration.high < 0)
-print(f"interval: {report.ci_method}; deciles whose interval excludes zero: {int(excludes_zero.sum())} of 10; "
+print(f"interval: {INTERVAL_DESCRIPTIONS.get(report.ci_method, report.ci_method)}; deciles whose interval excludes zero: {int(excludes_zero.sum())} of 10; "
       f"smallest Holm p {calibration['Holm p'].min():.3f}")
 _show(calibration.round(3))
 _figures(1)
 
-# --- block 2 (explainers/calibration-by-group.md, line 111) ---
+# --- block 2 (explainers/calibration-by-group.md, line 112) ---
 from scipy.stats import mannwhitneyu
 from sklearn.metrics import roc_auc_score, roc_curve
 
@@ -68,7 +69,7 @@ for name, members in (("Black", black), ("white", white)):
           f"{int((y == 1).sum())} charged again, {int((y == 0).sum())} not")
 _figures(2)
 
-# --- block 3 (explainers/calibration-by-group.md, line 129) ---
+# --- block 3 (explainers/calibration-by-group.md, line 130) ---
 from faircode.metrics import equal_opportunity_diff, false_positive_rate_diff
 
 cuts = []
@@ -85,7 +86,7 @@ print(f"cuts whose FPR-gap interval lies above zero: {int(fpr_positive.sum())} o
 _show(cuts.round(3))
 _figures(3)
 
-# --- block 4 (explainers/calibration-by-group.md, line 154) ---
+# --- block 4 (explainers/calibration-by-group.md, line 155) ---
 import matplotlib.pyplot as plt
 from scipy.stats import binomtest
 
