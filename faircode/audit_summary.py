@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from faircode.datasets import AuditData, find_manifest_path, load_audit
-from faircode.exceptions import BenchmarkError
+from faircode.exceptions import BenchmarkError, InvalidInputError
 from faircode.manifest import Manifest, intersection_name, load_manifest
 from faircode.significance import format_p
 
@@ -420,7 +420,7 @@ def with_seed_spread(rows: pd.DataFrame, audit: str | Path, results_dir: str | P
     from faircode.benchmark import load_seed_spread  # the benchmark imports this module's neighbours
 
     if missing not in ("raise", "keep"):
-        raise ValueError(f"with_seed_spread: missing must be 'raise' or 'keep'; got {missing!r}")
+        raise InvalidInputError(f"with_seed_spread: missing must be 'raise' or 'keep'; got {missing!r}")
     path = Path(results_dir) if results_dir is not None else default_results_dir()
     try:
         spread = load_seed_spread(path)
@@ -600,7 +600,7 @@ def favourable_ratio(rows: pd.DataFrame, *, outcome: str | None = None) -> pd.Da
 
     Raises
     ------
-    ValueError
+    InvalidInputError
         When ``outcome`` is neither "adverse" nor "favourable".
 
     Examples
@@ -617,7 +617,7 @@ def favourable_ratio(rows: pd.DataFrame, *, outcome: str | None = None) -> pd.Da
         audit = rows["audit"].iloc[0] if "audit" in rows.columns and len(rows) else rows.attrs.get("audit")
         outcome = _outcome(audit) if audit is not None else "adverse"
     if outcome not in ("adverse", "favourable"):
-        raise ValueError(f"favourable_ratio: outcome must be 'adverse' or 'favourable'; got {outcome!r}")
+        raise InvalidInputError(f"favourable_ratio: outcome must be 'adverse' or 'favourable'; got {outcome!r}")
     parity = rows[rows.metric == "demographic_parity_diff"].set_index("protected_attribute")
     favourable_low, favourable_high = parity.rate_disadvantaged, parity.rate_advantaged
     if outcome == "adverse":

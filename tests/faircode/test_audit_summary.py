@@ -11,7 +11,7 @@ import pytest
 
 from faircode.audit_summary import GROUP_COLUMNS, RESULT_COLUMNS, audit_groups, audit_results, default_results_dir
 from faircode.benchmark import load_audit
-from faircode.exceptions import AuditDataError, BenchmarkError
+from faircode.exceptions import AuditDataError, BenchmarkError, InvalidInputError
 from faircode.metrics import METRICS
 
 GERMAN = Path(__file__).resolve().parents[2] / "audits" / "german_credit_lending" / "data" / "german.data"
@@ -298,7 +298,7 @@ def test_favourable_ratio_divides_the_rates_of_the_outcome_nobody_minds():
     kept = favourable_ratio(rows, outcome="favourable")  # a positive is the favourable outcome
     assert kept.loc["sex", "favourable ratio"] == pytest.approx(0.1 / 0.3, abs=5e-4)
     assert list(kept["below four-fifths"]) == [True, False]
-    with pytest.raises(ValueError, match="outcome must be"):
+    with pytest.raises(InvalidInputError, match="outcome must be"):
         favourable_ratio(rows, outcome="neutral")
 
 
