@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Iterable, Sequence
 
 from markdown_it.token import Token
@@ -113,7 +114,7 @@ def check_page(
     PageQuotes
         One result per prose number, in page order, and the page's new lock entries."""
     prose = extract_prose_numbers(md_text, tokens, exempt_sections)
-    chooser = Chooser([number for number in index_outputs(outputs) if not number.is_index])
+    chooser = _chooser(tuple(outputs))
     literals = [literal for source in code_blocks for literal in code_literals(source)]
     bindings = _Bindings([entry for entry in lock_entries if entry.page == md_path])
     occurrences: dict[str, int] = {}
@@ -127,6 +128,15 @@ def check_page(
                for position, (item, occurrence) in enumerate(keyed)]
     entries = [result.entry for result in results if result.entry is not None]
     return PageQuotes(path=md_path, results=results, new_lock_entries=entries)
+
+
+@lru_cache(maxsize=64)
+def _chooser(outputs: tuple[OutputText, ...]) -> Chooser:
+    """The chooser among the numbers of ``outputs`` (never changed once made). Kept for the
+    outputs last seen: a prose edit leaves a page's outputs as they were, so the preview's
+    rebuilds index a page's outputs once, not on every save (a large audit page's tables
+    take most of its check)."""
+    return Chooser([number for number in index_outputs(outputs) if not number.is_index])
 
 
 # -- the choice ----------------------------------------------------------------------------

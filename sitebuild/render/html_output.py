@@ -7,6 +7,7 @@ a screen reader announces no heading for it instead of "No heading" again and ag
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from html import escape
 from html.parser import HTMLParser
 
@@ -74,8 +75,11 @@ def _parse(html: str) -> _TableSanitiser:
     return parser
 
 
+@lru_cache(maxsize=256)
 def sanitise_table_html(html: str) -> str:
-    """Return ``html`` with only table markup kept; all other markup is shown as text."""
+    """Return ``html`` with only table markup kept; all other markup is shown as text.
+    Kept for the tables last seen: the preview renders an edited page's unchanged tables
+    again on every save."""
     return "".join(_parse(html).parts)
 
 
