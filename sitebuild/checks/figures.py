@@ -40,19 +40,23 @@ def figure_labels(page: Page, executed: ExecutedPage | None) -> dict[str, int]:
     return labels
 
 
+#: The "block" of a Markdown table of the prose in :func:`table_numbers` (blocks count from 1).
+PROSE_TABLE = 0
+
+
 def table_numbers(page: Page, executed: ExecutedPage | None) -> dict[tuple[int, int], int]:
-    """The number of each table output of a captioned block, by (block n, output index),
-    from 1 in page order."""
-    numbers: dict[tuple[int, int], int] = {}
-    if executed is None:
-        return numbers
+    """The number of each numbered table, from 1 in page order: each table output of a
+    captioned block, by (block n, output index), and each Markdown table with a
+    ``Table: ...`` caption, by (:data:`PROSE_TABLE`, its .md line)."""
+    found: list[tuple[int, tuple[int, int]]] = [
+        (token.map[0] + 1, (PROSE_TABLE, token.map[0] + 1))
+        for token in page.tokens if token.type == "table_open" and token.meta.get("captioned") and token.map]
     for block in page.blocks:
-        if not block.options.get("caption"):
+        if executed is None or not block.options.get("caption"):
             continue
-        for k, output in enumerate(executed.blocks.get(block.n, [])):
-            if output.kind == "html":
-                numbers[(block.n, k)] = len(numbers) + 1
-    return numbers
+        found += [(block.line, (block.n, k)) for k, output in enumerate(executed.blocks.get(block.n, []))
+                  if output.kind == "html"]
+    return {key: number for number, (_, key) in enumerate(sorted(found), start=1)}
 
 
 def table_labels(page: Page, executed: ExecutedPage | None) -> dict[str, int]:

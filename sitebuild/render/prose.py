@@ -11,7 +11,7 @@ from __future__ import annotations
 from html import escape
 
 from sitebuild.checks.annotations import Annotation, PageMarks
-from sitebuild.checks.figures import figure_labels, figure_numbers, table_labels, table_numbers
+from sitebuild.checks.figures import PROSE_TABLE, figure_labels, figure_numbers, table_labels, table_numbers
 from sitebuild.execution.executed import ExecutedPage
 from sitebuild.render.cells import cell_html
 from sitebuild.render.highlight import HighlightMemo, highlight_code
@@ -181,11 +181,28 @@ def _callout_renderer(kind: str):
 
 
 def _render_table_open(self, tokens, idx, options, env):
-    return '<div class="table-scroll prose-table">' + self.renderToken(tokens, idx, options, env)
+    box = '<div class="table-scroll prose-table">' + self.renderToken(tokens, idx, options, env)
+    return '<figure class="prose-table-figure">' + box if tokens[idx].meta.get("captioned") else box
 
 
 def _render_table_close(self, tokens, idx, options, env):
     return self.renderToken(tokens, idx, options, env) + "</div>\n"
+
+
+def _render_paragraph_open(self, tokens, idx, options, env):
+    """A table's ``Table: ...`` caption is its figcaption, "Table N." first."""
+    line = tokens[idx].meta.get("table_caption")
+    if line is None:
+        return self.renderToken(tokens, idx, options, env)
+    number = (env.get("table_numbers") or {}).get((PROSE_TABLE, line))
+    prefix = f'<span class="table-number">Table {number}.</span> ' if number else ""
+    return f"<figcaption>{prefix}"
+
+
+def _render_paragraph_close(self, tokens, idx, options, env):
+    if idx >= 2 and tokens[idx - 2].meta.get("table_caption") is not None:
+        return "</figcaption></figure>\n"
+    return self.renderToken(tokens, idx, options, env)
 
 
 def _render_citation(self, tokens, idx, options, env):
@@ -212,6 +229,8 @@ def make_markdown():
         rules(f"container_{kind}_close", _callout_renderer(kind))
     rules("table_open", _render_table_open)
     rules("table_close", _render_table_close)
+    rules("paragraph_open", _render_paragraph_open)
+    rules("paragraph_close", _render_paragraph_close)
     return md
 
 

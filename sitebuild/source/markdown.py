@@ -20,6 +20,8 @@ from sitebuild.source.references import citations_plugin
 ANCHOR_CLASS = "header-anchor"
 #: The kinds of callout, ``:::{note}`` ... ``:::`` (MyST's syntax), and the word each is announced with.
 CALLOUT_KINDS = {"note": "Note", "warning": "Warning"}
+#: A paragraph right after a Markdown table that starts with this is the table's caption.
+TABLE_CAPTION_PREFIX = "Table: "
 
 
 def label_heading_anchors(state: StateCore) -> None:
@@ -38,6 +40,29 @@ def label_heading_anchors(state: StateCore) -> None:
                 child.attrSet("aria-label", f"Link to the section “{title}”" if title else "Link to this section")
 
 
+def mark_table_captions(state: StateCore) -> None:
+    """A paragraph ``Table: words`` right after a Markdown table is that table's caption:
+    the prefix is dropped, the paragraph's ``meta["table_caption"]`` holds the table's .md
+    line and the table's ``meta["captioned"]`` is set. Its words stay an inline token where
+    they stand, so their numbers are checked like the prose's."""
+    tokens = state.tokens
+    opener = None
+    for i, token in enumerate(tokens[:-3]):
+        if token.type == "table_open":
+            opener = token
+        if token.type != "table_close" or opener is None:
+            continue
+        paragraph, inline = tokens[i + 1], tokens[i + 2]
+        first = inline.children[0] if inline.type == "inline" and inline.children else None
+        if paragraph.type != "paragraph_open" or first is None or first.type != "text" \
+                or not first.content.startswith(TABLE_CAPTION_PREFIX):
+            continue
+        first.content = first.content[len(TABLE_CAPTION_PREFIX):]
+        inline.content = inline.content.removeprefix(TABLE_CAPTION_PREFIX)
+        paragraph.meta["table_caption"] = opener.map[0] + 1 if opener.map else 0
+        opener.meta["captioned"] = True
+
+
 def _callout_validator(kind: str):
     """Accept the opening line ``:::{kind}`` (an optional title may follow)."""
     opening = re.compile(r"^\{" + kind + r"\}(?:\s.*)?$")
@@ -54,14 +79,15 @@ def make_parser() -> MarkdownIt:
     matter, footnotes, heading anchors (h1-h3, each permalink with an accessible name)
     ``[text]{.class}`` spans, ``[@key]`` citations (sitebuild.source.references), ``$...$``
     and ``$$...$$`` formulas and amsmath environments (sitebuild.source.math), and
-    ``:::{note}`` / ``:::{warning}`` callouts. Raw HTML in the source is escaped, not
-    passed through."""
+    ``:::{note}`` / ``:::{warning}`` callouts, and ``Table: ...`` captions of Markdown tables.
+    Raw HTML in the source is escaped, not passed through."""
     md = MarkdownIt("commonmark", {"html": False, "typographer": False})
     md.enable(["table", "strikethrough"])
     md.use(front_matter_plugin)
     md.use(footnote_plugin)
     md.use(anchors_plugin, min_level=1, max_level=3, permalink=True, permalinkSymbol="#")
     md.core.ruler.after("anchor", "anchor_label", label_heading_anchors)
+    md.core.ruler.after("inline", "table_captions", mark_table_captions)
     md.use(attrs_plugin, spans=True)
     md.use(citations_plugin)
     md.use(dollarmath_plugin, allow_labels=False, allow_space=False, allow_digits=False, double_inline=True)

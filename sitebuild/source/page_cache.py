@@ -18,7 +18,7 @@ from sitebuild.store.files import is_racy, path_state, stat_line
 from sitebuild.store.shelf import ResidentValues, Shelf
 
 PAGES_DIR = "parsed"
-PAGES_FORMAT = 5
+PAGES_FORMAT = 6
 
 
 @lru_cache(maxsize=1)

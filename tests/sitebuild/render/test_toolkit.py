@@ -123,6 +123,22 @@ def test_a_prose_table_sits_in_the_scroll_box(tmp_path):
     assert re.search(r'<div class="table-scroll prose-table"><table>.*</table>\n?</div>', html, re.S)
 
 
+def test_a_prose_tables_caption_is_numbered_with_the_output_tables_in_page_order(tmp_path):
+    text = TABLES.replace("```python\nprint(\"no caption\")\n```\n",
+                          "| group | rows |\n|---|---|\n| young | 44 |\n\nTable: Rows of each group, 2 groups.\n\n"
+                          "| plain |\n|---|\n| x |\n\nNo caption here.\n")
+    page = read(tmp_path, text)
+    result = ExecutedPage(slug="page", blocks={1: [Output("html", TABLE)]})
+    assert table_numbers(page, result) == {(0, 6): 1, (1, 0): 2}  # the prose table at line 6 first
+    html = prose_html(make_markdown(), page, result, {})
+    assert re.search(r'<figure class="prose-table-figure"><div class="table-scroll prose-table"><table>.*?'
+                     r'</table>\n</div>\n<figcaption><span class="table-number">Table 1.</span> Rows of each group, '
+                     r'2 groups.</figcaption></figure>', html, re.S)
+    assert "Table:" not in html and "<p>No caption here.</p>" in html
+    assert html.count("prose-table-figure") == 1 and "Table 2.</span> Denial rate by group" in html
+    assert 'As <a class="xref" href="#tab-rates">Table 2</a> shows' in html
+
+
 TABLES = """---
 title: Tables
 summary: A page with numbered tables.
