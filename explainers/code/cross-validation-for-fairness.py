@@ -25,7 +25,7 @@ def _figures(block):
         print(f"saved {path.name}")
     plt.close("all")
 
-# --- block 1 (explainers/cross-validation-for-fairness.md, line 51) ---
+# --- block 1 (explainers/cross-validation-for-fairness.md, line 62) ---
 import numpy as np
 from sklearn.model_selection import StratifiedKFold, train_test_split
 from faircode.benchmark import load_audit
@@ -85,7 +85,7 @@ print(f"  pooled out-of-fold: gap {pooled.gap:+.3f} [{pooled.ci_low:+.3f}, {pool
       f"p {pooled.p_value:.4f}, {pooled.n_a} young, {pooled.n_a + pooled.n_b} rows")
 _figures(1)
 
-# --- block 2 (explainers/cross-validation-for-fairness.md, line 131) ---
+# --- block 2 (explainers/cross-validation-for-fairness.md, line 142) ---
 singles = np.array([single_split(german, age, seed).gap for seed in range(30)])
 repeats = [cross_validated(german, age, seed=seed)[0] for seed in range(6)]
 repeat_folds = np.array([[f.gap for f in folds] for folds in repeats])
@@ -103,7 +103,7 @@ print(f"  folds: {repeat_folds.size}")
 print(f"  sd of the folds of all repeats: {repeat_folds.std(ddof=1):.3f}")
 _figures(2)
 
-# --- block 3 (explainers/cross-validation-for-fairness.md, line 161) ---
+# --- block 3 (explainers/cross-validation-for-fairness.md, line 172) ---
 benefits = load_audit("benefits_denial")
 sex = benefits.masks["sex"].to_numpy().astype(int)     # 1 = women
 print("Benefits Denial, sex:")
@@ -123,7 +123,7 @@ r_pooled = gap_report(benefit_oof, sex)
 print(f"  pooled out-of-fold: gap {r_pooled.gap:+.4f} [{r_pooled.ci_low:+.4f}, {r_pooled.ci_high:+.4f}]")
 _figures(3)
 
-# --- block 4 (explainers/cross-validation-for-fairness.md, line 193) ---
+# --- block 4 (explainers/cross-validation-for-fairness.md, line 204) ---
 from scipy.stats import chi2
 
 split_gaps = np.array([single_split(benefits, sex, seed).gap for seed in range(30)])
@@ -138,7 +138,7 @@ print(f"  single splits: {len(split_gaps)}")
 print(f"  sd over single splits: {splits_sd:.4f}")
 _figures(4)
 
-# --- block 5 (explainers/cross-validation-for-fairness.md, line 222) ---
+# --- block 5 (explainers/cross-validation-for-fairness.md, line 233) ---
 import matplotlib.pyplot as plt
 
 fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.5))
