@@ -57,9 +57,9 @@ def test_no_page_of_the_real_site_scrolls_sideways_or_clips_an_output(open_conte
             overflow = page.evaluate(OVERFLOW)
             if overflow > 0:
                 wide[f"{name} ({theme})"] = overflow
-        found = page.evaluate(CLIPPED)
-        if found:
-            clipped[name] = found[:5]
+            found = page.evaluate(CLIPPED)
+            if found:
+                clipped[f"{name} ({theme})"] = found[:5]
     assert not wide, f"pages that scroll sideways at {width} px, by px: {wide}"
     assert not clipped, f"outputs whose end is hidden at {width} px: {clipped}"
     page.emulate_media(color_scheme="light")
