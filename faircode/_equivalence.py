@@ -6,7 +6,15 @@ from zero (gap <= -margin, or gap >= +margin), and rejecting both halves at leve
 shows, at that level, that -margin < gap < +margin. Its p-value is the larger of the two
 one-sided p-values. Re-exported by :mod:`faircode.significance`.
 
-* ``method="score"`` (the default): each one-sided test is the score test of the gap at
+* ``method="exact"``: each one-sided test is the exact unconditional test of the gap at the
+  margin (:func:`faircode._unconditional.equivalence_p_values`: the score statistic's tail
+  maximised over the nuisance rate, Berger and Boos's restriction), so the chance of declaring
+  equivalence when the true gap is at the margin is at most alpha at every rate. The 1 - 2
+  alpha interval reported with it is the exact unconditional interval, which lies inside
+  (-margin, +margin) when the tests reject, up to the grids of the two computations.
+* ``method="auto"`` (the default): "exact" for groups of up to
+  :data:`faircode._unconditional.EXACT_TABLES` tables (100 rows each), else "score".
+* ``method="score"``: each one-sided test is the score test of the gap at
   the margin, with the restricted maximum-likelihood variance and the ``N / (N - 1)``
   factor (Miettinen and Nurminen). The 1 - 2 alpha interval reported with it is the
   inverted score test (:func:`faircode._intervals.miettinen_nurminen`), so the data show
@@ -24,9 +32,9 @@ from dataclasses import asdict, dataclass
 import numpy as np
 from scipy.special import ndtr
 
-from faircode import _intervals
+from faircode import _intervals, _unconditional
 
-EQUIVALENCE_METHODS = ("score", "wald")
+EQUIVALENCE_METHODS = ("auto", "exact", "score", "wald")
 
 
 @dataclass(frozen=True)
@@ -57,6 +65,12 @@ class EquivalenceResult:
 def tost(ones_a: int, n_a: int, ones_b: int, n_b: int, margin: float, alpha: float, method: str) -> EquivalenceResult:
     """TOST of validated counts (see the module docstring)."""
     gap = ones_a / n_a - ones_b / n_b
+    if method == "auto":
+        method = "exact" if _unconditional.exact_sized(n_a, n_b) else "score"
+    if method == "exact":
+        p_lower, p_upper = _unconditional.equivalence_p_values(ones_a, n_a, ones_b, n_b, margin)
+        low, high = _unconditional.difference_interval(ones_a, n_a, ones_b, n_b, 1 - 2 * alpha)
+        return _result(gap, margin, p_lower, p_upper, low, high, alpha, method)
     if method == "score":
         z_lower = float(_intervals.difference_score(ones_a, n_a, ones_b, n_b, -margin))
         z_upper = float(_intervals.difference_score(ones_a, n_a, ones_b, n_b, margin))
@@ -70,6 +84,10 @@ def tost(ones_a: int, n_a: int, ones_b: int, n_b: int, margin: float, alpha: flo
         low, high = gap - half, gap + half
     p_lower = float(ndtr(-z_lower))  # small when the gap is clearly above -margin
     p_upper = float(ndtr(z_upper))  # small when the gap is clearly below +margin
+    return _result(gap, margin, p_lower, p_upper, low, high, alpha, method)
+
+
+def _result(gap, margin, p_lower, p_upper, low, high, alpha, method) -> EquivalenceResult:
     p = max(p_lower, p_upper)
     return EquivalenceResult(
         gap=float(gap), margin=float(margin), p_value=p, p_lower=p_lower, p_upper=p_upper,

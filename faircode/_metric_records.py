@@ -14,7 +14,7 @@ from functools import cached_property
 
 import numpy as np
 
-from faircode import _exact, _intervals, _monte_carlo
+from faircode import _exact, _intervals, _monte_carlo, _unconditional
 from faircode._checks import check_random_state
 from faircode._report import SMALL_SAMPLE_SIZE, Settings, SignificanceReport, binary_report, percentile_interval, planned_gap
 from faircode._stratified import stratified_binary_report
@@ -24,13 +24,19 @@ PValues = dict[tuple, float]  # exact p-values keyed by a test's counts, or by i
 Tables = tuple["GroupConfusion", "GroupConfusion"]  # the disadvantaged group's, then the advantaged's
 
 NOTE_EMPTY = "no {rows} in the {group} group"
-NOTE_RATIO_UNDEFINED = "the advantaged group's selection rate is 0, so the ratio is undefined"
+NOTE_RATIO_UNDEFINED = ("the advantaged group's selection rate is 0, so the ratio has no finite value and its "
+                        "interval reaches infinity")
 NOTE_LARGER_GAP = "the larger gap is the {rate}'s"
+EXACT_RATIO_CI_METHOD = "exact_unconditional_ratio"
+"""The default interval of the ratio for groups of up to 100 rows each (at most
+:data:`faircode._unconditional.EXACT_TABLES` tables): the exact unconditional interval of p_a / p_b."""
 RATIO_CI_METHOD = "miettinen_nurminen_ratio"
-"""The default interval of the ratio: the score interval of p_a / p_b with Miettinen and Nurminen's factor."""
+"""The default interval of the ratio for larger groups: the score interval of p_a / p_b with Miettinen and
+Nurminen's factor."""
 RECORD_CI_METHODS = ("auto", "bootstrap")
 """``ci_method`` of the metrics: "auto" gives each metric its interval of honest coverage (the gaps
-Agresti-Caffo's, the ratio its score interval, equalized odds the Sidak combination); "bootstrap"
+and the ratio their exact unconditional intervals on groups of up to 100 rows each, Agresti-Caffo's
+and the ratio's score interval on larger groups, equalized odds the Sidak combination); "bootstrap"
 gives every metric its percentile bootstrap interval."""
 
 
@@ -290,18 +296,33 @@ def _ratio_record(dis, adv, options: Options, tests: _Tests | None) -> MetricRec
     rate = _RATES["selection"]
     counts = (rate.ones(dis), rate.rows(dis), rate.ones(adv), rate.rows(adv))
     record = _base_fields("disparate_impact_ratio", *counts, alpha=options.alpha)
-    if counts[2] == 0:
-        return MetricRecord(**{**record, "note": _joined(NOTE_RATIO_UNDEFINED, record["note"])})
-    record["value"] = record["rate_disadvantaged"] / record["rate_advantaged"]
-    if tests is not None:
-        report, rng = tests.report(counts)
-        record.update(_report_fields(report))
-        if options.bootstrap:
-            record["ci_low"], record["ci_high"] = _ratio_interval(*counts, options, rng)
-        else:
-            low, high = _intervals.ratio_score(*counts, options.confidence, correction=True)
-            record.update(ci_low=float(low), ci_high=float(high), ci_method=RATIO_CI_METHOD)
+    undefined = counts[2] == 0
+    if undefined:  # a/0: infinite, or 0/0; its interval still has a low end, and infinity above
+        record["value"] = math.inf if counts[0] > 0 else math.nan
+        record["note"] = _joined(NOTE_RATIO_UNDEFINED, record["note"])
+    else:
+        record["value"] = record["rate_disadvantaged"] / record["rate_advantaged"]
+    if tests is None or (undefined and options.bootstrap):
+        return MetricRecord(**record)
+    report, rng = tests.report(counts)
+    record.update(_report_fields(report))
+    if options.bootstrap:
+        record["ci_low"], record["ci_high"] = _ratio_interval(*counts, options, rng)
+    else:
+        low, high, method = ratio_interval(*counts, options.confidence)
+        record.update(ci_low=low, ci_high=high, ci_method=method)
     return MetricRecord(**record)
+
+
+def ratio_interval(ones_a: int, n_a: int, ones_b: int, n_b: int, confidence: float) -> tuple[float, float, str]:
+    """The default interval of p_a / p_b and its name: exact unconditional where affordable, else the score interval.
+
+    With no ones in group b the upper end is infinity (and with none in group a the low end is 0).
+    """
+    if _unconditional.exact_sized(n_a, n_b):
+        return (*_unconditional.ratio_interval(ones_a, n_a, ones_b, n_b, confidence), EXACT_RATIO_CI_METHOD)
+    low, high = _intervals.ratio_score(ones_a, n_a, ones_b, n_b, confidence, correction=True)
+    return float(low), float(high), RATIO_CI_METHOD
 
 
 def _equalized_odds_record(dis, adv, options: Options, tests: _Tests | None) -> MetricRecord:

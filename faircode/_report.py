@@ -14,7 +14,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from faircode import _exact, _intervals, _monte_carlo
+from faircode import _exact, _intervals, _monte_carlo, _unconditional
 from faircode._checks import (
     as_numeric_array,
     check_one_of,
@@ -28,16 +28,26 @@ from faircode.power import minimum_detectable_gap
 SMALL_SAMPLE_SIZE = 30
 """A group with fewer rows than this raises ``small_sample_warning``."""
 
-METHODS = ("auto", "exact", "monte_carlo")
+METHODS = ("auto", "exact", "monte_carlo", "boschloo")
+"""Methods of a p-value: "boschloo" is Boschloo's exact unconditional test (0/1 data)."""
+RESAMPLING_METHODS = ("auto", "exact", "monte_carlo")
+"""Methods of a bootstrap interval and of the stratified test."""
 
-CI_METHODS = ("auto", "agresti_caffo", "newcombe", "miettinen_nurminen", "bootstrap", "bootstrap_exact")
-"""Intervals of a gap: "auto" is :data:`DEFAULT_CI_METHOD` for 0/1 data and "bootstrap"
-(the percentile bootstrap) for other data; "bootstrap_exact" is the percentile
+CI_METHODS = ("auto", "exact_unconditional", "agresti_caffo", "newcombe", "miettinen_nurminen", "bootstrap",
+              "bootstrap_exact")
+"""Intervals of a gap: "auto" is :data:`DEFAULT_CI_METHOD` for 0/1 groups of up to
+:data:`EXACT_TABLES` tables, :data:`LARGE_GROUPS_CI_METHOD` for larger 0/1 groups, and
+"bootstrap" (the percentile bootstrap) for other data; "bootstrap_exact" is the percentile
 bootstrap's limit (0/1 data only)."""
-DEFAULT_CI_METHOD = "agresti_caffo"
-"""The interval of a gap between two rates: chosen by the coverage study of
-:mod:`faircode._intervals` (bench/coverage.py)."""
-SCORE_METHODS = ("agresti_caffo", "newcombe", "miettinen_nurminen")
+DEFAULT_CI_METHOD = "exact_unconditional"
+"""The interval of a gap between two rates where it is affordable: the exact unconditional
+interval (Chan and Zhang 1999), whose coverage is at least the nominal level at every pair of
+rates (bench/coverage.py enumerates it)."""
+LARGE_GROUPS_CI_METHOD = "agresti_caffo"
+"""The interval of a gap between two larger groups: Agresti and Caffo's adjusted Wald interval,
+whose exact coverage on the bench's grid beyond the bound stays within a point of nominal."""
+EXACT_TABLES = _unconditional.EXACT_TABLES
+SCORE_METHODS = ("exact_unconditional", "agresti_caffo", "newcombe", "miettinen_nurminen")
 
 NOTE_NO_DETECTABLE_GAP = (
     "no gap centred on the pooled rate {rate:.3g} keeps both rates in [0, 1] and is detected with "
@@ -51,9 +61,11 @@ SCORE_NEEDS_BINARY = (
 )
 
 EXACT_NEEDS_BINARY = (
-    "method='exact' needs 0/1 data, but {name} holds other values; "
+    "method={method!r} needs 0/1 data, but {name} holds other values; "
     "use method='monte_carlo' (or 'auto') for other data."
 )
+
+TOO_MANY_TABLES = _unconditional.TOO_MANY_TABLES
 
 COUNT_OUT_OF_RANGE = "ones_{group} must be a whole number between 0 and n_{group} = {n}. Got {ones!r} instead."
 
@@ -113,10 +125,14 @@ class Settings:
         check_one_of(ci_method, "ci_method", CI_METHODS)
         return cls(interval_levels(confidence), n_permutations, alpha, method, ci_method, confidence)
 
-    @property
-    def binary_ci_method(self) -> str:
-        """The interval of 0/1 data: "auto" resolved to the default."""
-        return DEFAULT_CI_METHOD if self.ci_method == "auto" else self.ci_method
+    def binary_ci_method(self, n_a: int, n_b: int) -> str:
+        """The interval of two 0/1 groups of these sizes: "auto" resolved by :func:`default_gap_method`."""
+        return default_gap_method(n_a, n_b) if self.ci_method == "auto" else self.ci_method
+
+
+def default_gap_method(n_a: int, n_b: int) -> str:
+    """The default interval of the gap of two 0/1 groups of ``n_a`` and ``n_b`` rows."""
+    return DEFAULT_CI_METHOD if _unconditional.exact_sized(n_a, n_b) else LARGE_GROUPS_CI_METHOD
 
 
 def make_report(gap, interval, p, n_a, n_b, settings: Settings, exact_p: bool, ci_method: str,
@@ -145,7 +161,9 @@ def make_report(gap, interval, p, n_a, n_b, settings: Settings, exact_p: bool, c
 
 
 def score_interval(method: str, ones_a, n_a, ones_b, n_b, confidence: float) -> tuple[float, float]:
-    """One of the score intervals of :mod:`faircode._intervals` for the gap of two 0/1 groups."""
+    """One of the intervals of two counts (:mod:`faircode._intervals`, :mod:`faircode._unconditional`)."""
+    if method == "exact_unconditional":
+        return _unconditional.difference_interval(ones_a, n_a, ones_b, n_b, confidence)
     if method == "agresti_caffo":
         low, high = _intervals.agresti_caffo(ones_a, n_a, ones_b, n_b, confidence)
     elif method == "newcombe":
@@ -180,7 +198,7 @@ def binary_report(
     gaps, drawn from ``rng`` just before (``rng`` then continues after them).
     """
     ones_a, n_a, ones_b, n_b = counts
-    ci_method = settings.binary_ci_method
+    ci_method = settings.binary_ci_method(n_a, n_b)
     if ci_method == "bootstrap_exact":
         interval = _exact.bootstrap_quantiles(ones_a, n_a, ones_b, n_b, settings.levels)
     elif ci_method == "bootstrap":
@@ -191,6 +209,8 @@ def binary_report(
         interval = score_interval(ci_method, ones_a, n_a, ones_b, n_b, settings.confidence)
     if settings.method == "monte_carlo":
         p = binary_monte_carlo_p(ones_a, n_a, ones_b, n_b, settings.n_permutations, rng)
+    elif settings.method == "boschloo":
+        p = _unconditional.boschloo_p(ones_a, n_a, ones_b, n_b)
     elif exact_p is not None:
         p = exact_p
     else:
@@ -230,11 +250,11 @@ def checked_counts(ones_a, n_a, ones_b, n_b) -> tuple[int, int, int, int]:
 
 
 def resolve_ci_method(ci_method: str, *groups: np.ndarray) -> str:
-    """The interval to compute: "auto" is the default score interval for 0/1 groups, else "bootstrap"."""
+    """The interval to compute: "auto" is :func:`default_gap_method` for two 0/1 groups, else "bootstrap"."""
     check_one_of(ci_method, "ci_method", CI_METHODS)
     binary = all(is_binary(g) for g in groups)
     if ci_method == "auto":
-        return DEFAULT_CI_METHOD if binary else "bootstrap"
+        return default_gap_method(groups[0].size, groups[1].size) if binary else "bootstrap"
     if ci_method in SCORE_METHODS and not binary:
         name = "a" if not is_binary(groups[0]) else "b"
         raise InvalidInputError(SCORE_NEEDS_BINARY.format(ci_method=ci_method, name=name))
@@ -247,19 +267,19 @@ def resolve_method(method: str, *groups: np.ndarray) -> str:
     """The method to run: "auto" becomes "exact" for 0/1 groups, else "monte_carlo"."""
     check_one_of(method, "method", METHODS)
     binary = all(is_binary(g) for g in groups)
-    if method == "exact" and not binary:
-        require_binary(*groups)
+    if method in ("exact", "boschloo") and not binary:
+        require_binary(*groups, method=method)
     if method == "auto":
         return "exact" if binary else "monte_carlo"
     return method
 
 
-def require_binary(*groups: np.ndarray) -> None:
+def require_binary(*groups: np.ndarray, method: str = "exact") -> None:
     """Raise naming the first group that is not 0/1."""
     names = ["a", "b"] if len(groups) == 2 else [f"group {i}" for i in range(len(groups))]
     for name, values in zip(names, groups):
         if not is_binary(values):
-            raise InvalidInputError(EXACT_NEEDS_BINARY.format(name=name))
+            raise InvalidInputError(EXACT_NEEDS_BINARY.format(name=name, method=method))
 
 
 def interval_levels(confidence: float) -> tuple[float, float]:

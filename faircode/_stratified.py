@@ -33,7 +33,7 @@ from faircode._checks import (
     is_binary,
 )
 from faircode._report import (
-    METHODS,
+    RESAMPLING_METHODS,
     SMALL_SAMPLE_SIZE,
     RandomState,
     Settings,
@@ -57,7 +57,8 @@ NO_EXACT_STRATIFIED_INTERVAL = (
 
 NO_STRATA = "strata must hold at least one (a, b) pair of groups; got {count}."
 
-STRATIFIED_CI_METHODS = ("auto", "agresti_caffo", "newcombe", "miettinen_nurminen", "bootstrap")
+STRATIFIED_CI_METHODS = ("auto", "exact_unconditional", "agresti_caffo", "newcombe", "miettinen_nurminen", "bootstrap")
+STRATIFIED_METHODS = RESAMPLING_METHODS
 """Intervals of the signed larger gap: a score method names the per-stratum interval combined at
 the Sidak level ("auto" is Agresti-Caffo's); "bootstrap" is the percentile bootstrap of the statistic."""
 
@@ -113,6 +114,7 @@ def stratified_permutation_test(
     pairs = _strata(strata)
     n_permutations = check_positive_int(n_permutations, "n_permutations")
     values = [v for pair in pairs for v in pair]
+    check_one_of(method, "method", STRATIFIED_METHODS)
     method = resolve_method(method, *values)
     if method == "exact":
         return _exact.stratified_permutation_p([counts(a, b) for a, b in pairs])
@@ -158,7 +160,7 @@ def stratified_bootstrap_ci(
     pairs = _strata(strata)
     n_resamples = check_positive_int(n_resamples, "n_resamples")
     levels = interval_levels(check_open_unit(confidence, "confidence"))
-    if check_one_of(method, "method", METHODS) == "exact":
+    if check_one_of(method, "method", STRATIFIED_METHODS) == "exact":
         raise InvalidInputError(NO_EXACT_STRATIFIED_INTERVAL)
     rng = check_random_state(random_state)
     gaps = []
@@ -185,8 +187,9 @@ def stratified_report_from_counts(
 
     ``gap`` is the signed gap of the stratum with the largest |gap| (the first on a tie);
     the p-value is :func:`stratified_permutation_test`'s. The interval, by default, is
-    the Sidak combination of the strata's Agresti-Caffo intervals (see the module
-    docstring; ``ci_method`` names it, e.g. "sidak_agresti_caffo"); with
+    the Sidak combination of the strata's default intervals (see the module docstring:
+    exact unconditional for small strata, Agresti-Caffo for large; ``ci_method`` names
+    it, e.g. "sidak_exact_unconditional"); with
     ``ci_method="bootstrap"``, :func:`stratified_bootstrap_ci`'s. ``n_a`` and ``n_b`` count
     the rows of all strata; ``small_sample_warning`` is set when any group of any
     stratum has fewer than 30 rows; ``minimum_detectable_gap`` is that of the stratum
@@ -202,9 +205,10 @@ def stratified_report_from_counts(
     >>> from faircode.significance import stratified_report_from_counts
     >>> report = stratified_report_from_counts([(8, 10, 5, 10), (3, 20, 2, 20)])
     >>> print(f"{report.gap:+.2f} ({report.ci_low:+.2f} to {report.ci_high:+.2f}), {report.ci_method}")
-    +0.30 (-0.20 to +0.68), sidak_agresti_caffo
+    +0.30 (-0.23 to +0.72), sidak_exact_unconditional
     """
     check_one_of(ci_method, "ci_method", STRATIFIED_CI_METHODS)
+    check_one_of(method, "method", STRATIFIED_METHODS)
     settings = Settings.checked(n_resamples, n_permutations, confidence, alpha, method, ci_method)
     tables = [checked_counts(*s) for s in strata]
     if not tables:
@@ -232,7 +236,8 @@ def stratified_binary_report(
         interval = percentile_interval(_signed_largest(np.array(drawn)), settings.levels)
         ci_method = "bootstrap"
     else:
-        interval, ci_method = sidak_interval(tables, settings.binary_ci_method, settings.confidence)
+        methods = [settings.binary_ci_method(n_a, n_b) for _, n_a, _, n_b in tables]
+        interval, ci_method = sidak_interval(tables, methods, settings.confidence)
     if settings.method == "monte_carlo":
         p = _stratified_binary_monte_carlo_p(tables, settings.n_permutations, rng)
     elif exact_p is not None:
@@ -260,19 +265,21 @@ def stratified_binary_report(
     )
 
 
-def sidak_interval(tables, method: str, confidence: float) -> tuple[tuple[float, float], str]:
+def sidak_interval(tables, methods: Sequence[str], confidence: float) -> tuple[tuple[float, float], str]:
     """The interval of the signed larger gap from the strata's intervals at the Sidak level.
 
-    Returns the interval and its name, "sidak_" + the per-stratum method. With more than
-    two strata the combination is applied pairwise, in stratum order (the signed larger gap
-    of three is the larger of the first two's and the third's).
+    ``methods`` names each stratum's interval. Returns the interval and its name, "sidak_"
+    + the per-stratum methods, distinct ones joined by "+" in stratum order (e.g.
+    "sidak_exact_unconditional+agresti_caffo" for a small first stratum and a large
+    second). With more than two strata the combination is applied pairwise, in stratum
+    order (the signed larger gap of three is the larger of the first two's and the third's).
     """
     level = _intervals.sidak_confidence(confidence, len(tables))
-    low, high = score_interval(method, *tables[0], level)
-    for table in tables[1:]:
+    low, high = score_interval(methods[0], *tables[0], level)
+    for table, method in zip(tables[1:], methods[1:]):
         other = score_interval(method, *table, level)
         low, high = (float(v) for v in _intervals.larger_gap_interval(low, high, *other))
-    return (low, high), f"sidak_{method}"
+    return (low, high), "sidak_" + "+".join(dict.fromkeys(methods))
 
 
 def _stratified_binary_monte_carlo_p(tables, n_permutations, rng) -> float:

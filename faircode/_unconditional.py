@@ -12,17 +12,19 @@ p-value is the largest tail probability over the nuisance (Barnard's idea), here
   ``1 - GAMMA`` confidence set of ``p_b`` (the intersection of the Clopper-Pearson intervals
   of ``p_b`` and of ``p_a`` mapped through the null, each at ``1 - GAMMA / 2``), and
   :data:`GAMMA` is added to the p-value (Berger and Boos 1994), so the test stays valid;
-* both one-sided p-values come from one pass: the tables are binned by their statistic
-  against the statistics of the tables asked about, the binned masses of every nuisance
-  value are summed once (``np.bincount``), and cumulative sums give every tail.
+* both one-sided p-values of every table come from one pass: the tables are sorted by their
+  statistic, and a cumulative sum of each nuisance value's masses in that order gives every
+  tail.
 
 The interval of a table is the set of parameters neither one-sided test rejects at
-``(1 - confidence) / 2`` (Chan and Zhang 1999; Agresti and Min 2001), found on a grid: a
-coarse pass over every table brackets each end, a fine pass (spacing :data:`DIFFERENCE_STEP`,
-or :data:`LOG_RATIO_STEP` of log ratio) decides the tables whose end lies in each bracket,
-and each end is put at the last rejected fine point, so the interval holds every grid point
-that is not rejected and the points between. Its coverage is at least the nominal level up to
-the grids (bench/coverage.py enumerates it). Every result is remembered per group sizes.
+``(1 - confidence) / 2`` (Chan and Zhang 1999; Agresti and Min 2001), found on a grid of
+spacing :data:`DIFFERENCE_STEP` (or :data:`LOG_RATIO_STEP` of log ratio): every grid point is
+tested for every table at once, and each end is put at the rejected point just outside the
+first (last) accepted one, so the interval holds every grid point that is not rejected and the
+points between. The reflection of the grid halves the work: the gap of ``(x_a, x_b)`` is minus
+that of ``(n_a - x_a, n_b - x_b)``, and for groups of one size the ratio of ``(x_a, x_b)`` is
+the inverse of that of ``(x_b, x_a)``. Its coverage is at least the nominal level up to the
+grids (bench/coverage.py enumerates it). Every result is remembered per group sizes.
 
 Boschloo's test (:func:`boschloo_p_values`) is the unconditional test whose statistic is the
 conditional test's p-value, maximised over the common rate under the null (no restriction).
@@ -35,12 +37,27 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from scipy import sparse
 from scipy.special import gammaln, xlog1py, xlogy
 from scipy.stats import beta
 
 from faircode import _exact, _intervals
+from faircode.exceptions import InvalidInputError
 
+TOO_MANY_TABLES = (
+    "{what} enumerates every table of the two group sizes, and groups of {n_a} and {n_b} rows have "
+    "({n_a} + 1) x ({n_b} + 1) of them, more than its bound of {limit:,} (200 rows each); leave the method at "
+    "'auto' for groups this large (the asymptotic method, whose coverage there is near nominal)."
+)
+
+EXACT_TABLES = 10_201
+"""The exact unconditional intervals and tests are faircode's default for two groups with at most
+this many tables, ``(n_a + 1) (n_b + 1)``: every pair of groups of up to 100 rows each, and
+unbalanced pairs up to the same cost (200 and 49 rows, 1,000 and 9). Computing every interval of
+such a pair takes about half a second for the gap (bench/coverage.py --speed)."""
+LARGEST_TABLES = 40_401
+"""The exact unconditional intervals, TOST and Boschloo's test are offered, when asked for by
+name, for two groups with at most this many tables (200 rows each, a few seconds)."""
+BOSCHLOO_TABLES = LARGEST_TABLES
 GAMMA = 1e-4
 """Berger and Boos's gamma: the nuisance's confidence set misses with at most this chance,
 and this much is added to every p-value."""
@@ -55,11 +72,54 @@ LOG_RATIO_STEP = 0.04
 LOG_RATIO_BOUND = 5.0
 """Ratios are searched in [e^-5, e^5] (0.0067 to 148); an end beyond is reported as 0 or infinity
 (a ratio interval reaching past 148 on groups this small says no more than one reaching infinity)."""
-REFINE = 5
-"""Fine points per coarse step."""
 BOSCHLOO_POINTS = 201
 """Points of the common-rate grid over which Boschloo's p-value is maximised (both ends included)."""
 _TIE_DIGITS = 9  # statistics equal to 9 decimals are ties
+_STATISTICS_AT_ONCE = 2_000_000  # statistics computed in one array (16 MB)
+_CELLS_AT_ONCE = 2_000_000  # tables x nuisance values of one block of tails (16 MB an array)
+
+
+def exact_sized(n_a: int, n_b: int) -> bool:
+    """Whether two groups of these sizes get the exact unconditional interval by default."""
+    return (n_a + 1) * (n_b + 1) <= EXACT_TABLES
+
+
+def check_affordable(n_a: int, n_b: int, what: str) -> None:
+    """Raise when two groups have more tables than :data:`LARGEST_TABLES` for the exact ``what``."""
+    if (n_a + 1) * (n_b + 1) > LARGEST_TABLES:
+        raise InvalidInputError(TOO_MANY_TABLES.format(what=what, n_a=n_a, n_b=n_b, limit=LARGEST_TABLES))
+
+
+def difference_interval(ones_a: int, n_a: int, ones_b: int, n_b: int, confidence: float) -> tuple[float, float]:
+    """The exact unconditional interval of p_a - p_b of one table (from :func:`difference_intervals`)."""
+    check_affordable(n_a, n_b, "The exact unconditional interval (ci_method='exact_unconditional')")
+    lows, highs = difference_intervals(int(n_a), int(n_b), float(confidence))
+    return float(lows[ones_a, ones_b]), float(highs[ones_a, ones_b])
+
+
+def ratio_interval(ones_a: int, n_a: int, ones_b: int, n_b: int, confidence: float) -> tuple[float, float]:
+    """The exact unconditional interval of p_a / p_b of one table (from :func:`ratio_intervals`)."""
+    check_affordable(n_a, n_b, "The exact unconditional interval of a ratio")
+    lows, highs = ratio_intervals(int(n_a), int(n_b), float(confidence))
+    return float(lows[ones_a, ones_b]), float(highs[ones_a, ones_b])
+
+
+def equivalence_p_values(ones_a: int, n_a: int, ones_b: int, n_b: int, margin: float) -> tuple[float, float]:
+    """TOST's exact unconditional one-sided p-values ``(p_lower, p_upper)`` at +-margin.
+
+    ``p_lower`` tests gap <= -margin (small when the gap is clearly above -margin) and
+    ``p_upper`` tests gap >= +margin; each has size at most its level at every nuisance rate.
+    """
+    check_affordable(n_a, n_b, "The exact equivalence test (method='exact')")
+    above_low = difference_tails(int(n_a), int(n_b), -float(margin))[0]
+    below_high = difference_tails(int(n_a), int(n_b), float(margin))[1]
+    return float(above_low[ones_a, ones_b]), float(below_high[ones_a, ones_b])
+
+
+def boschloo_p(ones_a: int, n_a: int, ones_b: int, n_b: int) -> float:
+    """Boschloo's two-sided p-value of one table (from :func:`boschloo_p_values`)."""
+    check_affordable(n_a, n_b, "Boschloo's test (method='boschloo')")
+    return float(boschloo_p_values(int(n_a), int(n_b))[ones_a, ones_b])
 
 
 @dataclass(frozen=True)
@@ -87,13 +147,16 @@ class _Family:
             return rate_a - parameter
         return rate_a * math.exp(-parameter)
 
-    def statistic(self, tables: _Tables, parameter: float) -> np.ndarray:
-        """The score statistic of every table at the null ``parameter`` (large: p_a above the null)."""
+    def statistic(self, tables: _Tables, parameter) -> np.ndarray:
+        """The score statistic of every table at the null ``parameter`` (large: p_a above the null).
+
+        An array of parameters of shape (k, 1) gives the statistics at each, shape (k, tables).
+        """
         if self.name == "difference":
             return _intervals.difference_score(tables.ones_a, tables.n_a, tables.ones_b, tables.n_b, parameter,
                                                correction=False)
         return _intervals._ratio_statistic(tables.ones_a, tables.n_a, tables.ones_b, tables.n_b,
-                                          math.exp(parameter), correction=False)
+                                          np.exp(parameter), correction=False)
 
 
 @dataclass(frozen=True)
@@ -108,6 +171,8 @@ class _Tables:
     high_a: np.ndarray
     low_b: np.ndarray
     high_b: np.ndarray
+    ones_a_index: np.ndarray  # the counts as integers, to index by
+    ones_b_index: np.ndarray
 
 
 @lru_cache(maxsize=256)
@@ -115,7 +180,8 @@ def _tables(n_a: int, n_b: int) -> _Tables:
     ones_a, ones_b = (v.ravel() for v in np.meshgrid(np.arange(n_a + 1), np.arange(n_b + 1), indexing="ij"))
     low_a, high_a = _clopper_pearson(ones_a, n_a, GAMMA / 2)
     low_b, high_b = _clopper_pearson(ones_b, n_b, GAMMA / 2)
-    return _Tables(n_a, n_b, ones_a.astype(float), ones_b.astype(float), low_a, high_a, low_b, high_b)
+    return _Tables(n_a, n_b, ones_a.astype(float), ones_b.astype(float), low_a, high_a, low_b, high_b,
+                   ones_a.astype(np.intp), ones_b.astype(np.intp))
 
 
 def _clopper_pearson(ones: np.ndarray, n: int, miss: float) -> tuple[np.ndarray, np.ndarray]:
@@ -134,52 +200,84 @@ def _log_mass(n: int, rates: np.ndarray) -> np.ndarray:
     return np.exp(log_choose[None, :] + xlogy(k[None, :], r) + xlog1py(n - k[None, :], -r))
 
 
-def one_sided_tails(tables: _Tables, family: _Family, parameter: float, asked: np.ndarray,
-                    gamma: float = GAMMA, step: float = NUISANCE_STEP) -> tuple[np.ndarray, np.ndarray]:
-    """The exact unconditional one-sided p-values of the ``asked`` tables at the null ``parameter``.
+def one_sided_tails(tables: _Tables, family: _Family, parameter: float, gamma: float = GAMMA,
+                    step: float = NUISANCE_STEP, statistic: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The exact unconditional one-sided p-values of every table at the null ``parameter``.
 
     Returns ``(p_upper, p_lower)``: the largest probability, over the nuisance grid within
     each table's confidence set, of a statistic at least (upper) or at most (lower) the
-    table's own, plus ``gamma``; each at most 1.
+    table's own, plus ``gamma``; each at most 1. ``statistic`` is the tables' statistic at
+    ``parameter`` when the caller has it.
     """
-    z = np.round(family.statistic(tables, parameter), _TIE_DIGITS)
+    z = np.round(family.statistic(tables, parameter) if statistic is None else statistic, _TIE_DIGITS)
     rate_b = _nuisance_grid(family, parameter, step)
     if gamma > 0:
-        low, high = _confidence_set(tables, family, parameter, asked)
-        inside = (rate_b[:, None] >= low[None, :] - step) & (rate_b[:, None] <= high[None, :] + step)
-        keep = inside.any(axis=1)
-        if not keep.any():
-            return np.full(asked.size, gamma), np.full(asked.size, gamma)
-        rate_b, inside = rate_b[keep], inside[keep]
+        low, high = _confidence_set(tables, family, parameter)
+        first = np.searchsorted(rate_b, low - step, side="left")  # columns inside: first <= column < stop
+        stop = np.searchsorted(rate_b, high + step, side="right")
     else:
-        inside = np.ones((rate_b.size, asked.size), dtype=bool)
-    mass = (_log_mass(tables.n_a, family.rate_a(parameter, rate_b))[:, :, None]
-            * _log_mass(tables.n_b, rate_b)[:, None, :]).reshape(rate_b.size, -1)
-    upper, lower = _binned_tails(z, z[asked], mass)
-    p_upper = np.where(inside, upper, 0.0).max(axis=0) + gamma
-    p_lower = np.where(inside, lower, 0.0).max(axis=0) + gamma
-    return np.minimum(p_upper, 1.0), np.minimum(p_lower, 1.0)
+        first, stop = np.zeros(z.size, dtype=np.intp), np.full(z.size, rate_b.size)
+    p_upper, p_lower = np.zeros(z.size), np.zeros(z.size)
+    for chunk in _column_chunks(z.size, rate_b.size):
+        order, tails = _sorted_tails(z, tables, family.rate_a(parameter, rate_b[chunk]), rate_b[chunk])
+        width = chunk.stop - chunk.start
+        inside = np.clip(first[order] - chunk.start, 0, width), np.clip(stop[order] - chunk.start, 0, width)
+        for best, tail in zip((p_upper, p_lower), tails):
+            best[order] = np.maximum(best[order], _row_range_max(tail, *inside))
+    return np.minimum(p_upper + gamma, 1.0), np.minimum(p_lower + gamma, 1.0)
 
 
-def _binned_tails(z: np.ndarray, asked_z: np.ndarray, mass: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """P(Z >= z_x) and P(Z <= z_x) for every asked statistic z_x and every row of ``mass``.
+def _column_chunks(rows: int, columns: int) -> list[slice]:
+    """Slices of the nuisance values that keep each block of tails under :data:`_CELLS_AT_ONCE` cells."""
+    width = max(1, _CELLS_AT_ONCE // max(rows, 1))
+    return [slice(start, min(start + width, columns)) for start in range(0, columns, width)]
 
-    The statistics asked about, sorted and unique (the cuts), split the line into bins: bin
-    2 k holds the tables strictly between cuts k - 1 and k, bin 2 k + 1 those tied with
-    cut k. One sparse product sums every nuisance value's mass per bin, and cumulative sums
-    over the bins give every tail: P(Z >= cut j) is the mass of bins 2 j + 1 and above,
-    P(Z <= cut j) that of bins 2 j + 1 and below.
+
+def _sorted_tails(z: np.ndarray, tables: _Tables, rate_a: np.ndarray, rate_b: np.ndarray):
+    """The tables sorted by their statistic, and P(Z >= z_t), P(Z <= z_t) in that order under each pair of rates.
+
+    Returns ``(order, (upper, lower))``: row ``i`` of ``upper`` and ``lower`` is table
+    ``order[i]``, column ``g`` the rates ``(rate_a[g], rate_b[g])``; each has one more row,
+    of zeros, as :func:`_row_range_max` wants. The masses are laid out in sorted order and
+    summed cumulatively down the columns; a table tied with others takes the sum up to the
+    last of its tie (lower) or from the first (upper).
     """
-    cuts = np.unique(asked_z)
-    below = np.searchsorted(cuts, z, side="left")
-    tied = (below < cuts.size) & (cuts[np.minimum(below, cuts.size - 1)] == z)
-    width = 2 * cuts.size + 1
-    bins = sparse.csr_matrix((np.ones(z.size), (np.arange(z.size), 2 * below + tied)), shape=(z.size, width))
-    binned = np.asarray((bins.T @ mass.T).T)  # nuisance values x bins
-    position = 2 * np.searchsorted(cuts, asked_z) + 1
-    upper = np.cumsum(binned[:, ::-1], axis=1)[:, ::-1]
-    lower = np.cumsum(binned, axis=1)
-    return upper[:, position], lower[:, position]
+    size, columns = z.size, rate_b.size
+    order = np.argsort(z, kind="stable")
+    ordered = z[order]
+    opens = np.empty(size, dtype=bool)
+    opens[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=opens[1:])
+    starts = np.flatnonzero(opens)
+    tie = np.cumsum(opens) - 1  # the tie of each sorted position
+    ends = np.append(starts[1:], size) - 1
+    tied = np.flatnonzero((starts[tie] != np.arange(size)) | (ends[tie] != np.arange(size)))
+    masses = (_log_mass(tables.n_a, rate_a).T[:, None, :] * _log_mass(tables.n_b, rate_b).T[None, :, :])
+    lower = np.zeros((size + 1, columns))
+    np.take(masses.reshape(size, columns), order, axis=0, out=lower[:size])
+    np.cumsum(lower[:size], axis=0, out=lower[:size])
+    upper = np.zeros((size + 1, columns))
+    upper[1:size] = lower[:size - 1]  # the mass strictly below each position
+    upper[tied] = upper[starts[tie[tied]]]
+    np.subtract(lower[size - 1], upper[:size], out=upper[:size])
+    lower[tied] = lower[ends[tie[tied]]]
+    return order, (upper, lower)
+
+
+def _row_range_max(values: np.ndarray, first: np.ndarray, stop: np.ndarray) -> np.ndarray:
+    """Per row ``i``, the largest of ``values[i, first[i]:stop[i]]``, or 0 where that range is empty.
+
+    ``values`` has one spare row at the end (so that a range may end at the last element).
+    """
+    rows, columns = values.shape[0] - 1, values.shape[1]
+    empty = first >= stop
+    base = np.arange(rows) * columns
+    bounds = np.empty(2 * rows, dtype=np.intp)
+    bounds[0::2] = base + np.where(empty, 0, first)
+    bounds[1::2] = base + np.where(empty, 1, stop)
+    result = np.maximum.reduceat(values.ravel(), bounds)[0::2]
+    result[empty] = 0.0
+    return result
 
 
 def _nuisance_grid(family: _Family, parameter: float, step: float = NUISANCE_STEP) -> np.ndarray:
@@ -191,66 +289,48 @@ def _nuisance_grid(family: _Family, parameter: float, step: float = NUISANCE_STE
     return np.linspace(low, high, points)
 
 
-def _confidence_set(tables: _Tables, family: _Family, parameter: float, asked: np.ndarray):
-    """Per asked table, the p_b allowed by both groups' Clopper-Pearson intervals under the null."""
-    from_a = np.sort(np.stack([family.b_from_a(parameter, tables.low_a[asked]),
-                               family.b_from_a(parameter, tables.high_a[asked])]), axis=0)
-    return np.maximum(tables.low_b[asked], from_a[0]), np.minimum(tables.high_b[asked], from_a[1])
+def _confidence_set(tables: _Tables, family: _Family, parameter: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per table, the p_b allowed by both groups' Clopper-Pearson intervals under the null."""
+    ends = family.b_from_a(parameter, tables.low_a), family.b_from_a(parameter, tables.high_a)
+    return np.maximum(tables.low_b, np.minimum(*ends)), np.minimum(tables.high_b, np.maximum(*ends))
 
 
-def _accepted(tables: _Tables, family: _Family, index: int, asked: np.ndarray, level: float) -> np.ndarray:
-    """Whether neither one-sided test rejects, at ``level`` each, the grid's parameter ``index``."""
-    p_upper, p_lower = one_sided_tails(tables, family, float(family.grid[index]), asked)
+def _accepted(tables: _Tables, family: _Family, parameter: float, level: float, statistic: np.ndarray) -> np.ndarray:
+    """Whether neither one-sided test rejects, at ``level`` each, the null ``parameter``, every table."""
+    p_upper, p_lower = one_sided_tails(tables, family, parameter, statistic=statistic)
     return (p_upper > level) & (p_lower > level)
 
 
-def _interval_indexes(tables: _Tables, family: _Family, confidence: float) -> tuple[np.ndarray, np.ndarray]:
-    """Per table, the grid indexes of the interval's ends (each the last rejected fine point)."""
+def _interval_indexes(tables: _Tables, family: _Family, confidence: float,
+                      mirror: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """Per table, the grid indexes of the interval's ends: the rejected points just outside the accepted ones.
+
+    Every interior grid point is tested for every table (the two bounds are never tested:
+    an end that reaches one stays there). ``mirror`` is the permutation of the tables under
+    which the grid's reflection leaves the tests unchanged: the table ``mirror[t]`` at the
+    parameter ``grid[i]`` is accepted exactly when ``t`` is at ``grid[-1 - i]``. With it,
+    only the upper half of the grid is computed.
+    """
     level = (1 - confidence) / 2
     last = family.grid.size - 1
-    coarse = np.arange(0, last + 1, REFINE)
-    if coarse[-1] != last:
-        coarse = np.append(coarse, last)
-    every = np.arange(tables.ones_a.size)
-    interior = coarse[1:-1]
-    accepted = np.stack([_accepted(tables, family, int(i), every, level) for i in interior])
-    first = np.where(accepted.any(axis=0), accepted.argmax(axis=0), -1)
-    final = np.where(accepted.any(axis=0), interior.size - 1 - accepted[::-1].argmax(axis=0), -1)
-    # the bracket of the low end: fine points strictly between the coarse point before the first accepted one
-    # and that point; of the high end, between the last accepted one and the next
-    low_end = np.where(first >= 0, interior[np.maximum(first, 0)], last)  # first accepted (fine index)
-    high_end = np.where(final >= 0, interior[np.maximum(final, 0)], 0)
-    none = first < 0
-    low_end, high_end = _refine(tables, family, level, low_end, high_end, coarse, none)
-    low_index = np.where(none, 0, np.maximum(low_end - 1, 0))
-    high_index = np.where(none, last, np.minimum(high_end + 1, last))
+    accepted = np.zeros((last + 1, tables.ones_a.size), dtype=bool)
+    computed = range(last // 2, last) if mirror is not None else range(1, last)
+    chunk = max(1, _STATISTICS_AT_ONCE // tables.ones_a.size)
+    for start in range(computed.start, computed.stop, chunk):
+        indexes = np.arange(start, min(start + chunk, computed.stop))
+        statistics = family.statistic(tables, family.grid[indexes][:, None])
+        for index, statistic in zip(indexes, statistics):
+            accepted[index] = _accepted(tables, family, float(family.grid[index]), level, statistic)
+    if mirror is not None:
+        for index in range(1, last - last // 2 + 1):
+            if index not in computed:
+                accepted[index] = accepted[last - index][mirror]
+    some = accepted.any(axis=0)
+    first = accepted.argmax(axis=0)
+    final = last - accepted[::-1].argmax(axis=0)
+    low_index = np.where(some, np.maximum(first - 1, 0), 0)
+    high_index = np.where(some, np.minimum(final + 1, last), last)
     return low_index, high_index
-
-
-def _refine(tables, family, level, low_end, high_end, coarse, none) -> tuple[np.ndarray, np.ndarray]:
-    """Move each end to the furthest accepted fine point of the coarse bracket beyond it.
-
-    The fine points are scanned upwards, each evaluated once for the tables whose low end
-    may still move down to it (the first accepted point is the furthest, and the table is
-    then done) and those whose high end may move up to it (every accepted point replaces
-    the last).
-    """
-    last = family.grid.size - 1
-    below = coarse[np.maximum(np.searchsorted(coarse, low_end) - 1, 0)]
-    above = coarse[np.minimum(np.searchsorted(coarse, high_end) + 1, coarse.size - 1)]
-    low_result, high_result = low_end.copy(), high_end.copy()
-    for point in range(1, last):
-        if point in coarse:
-            continue
-        asked_low = np.flatnonzero(~none & (below < point) & (point < low_end) & (low_result == low_end))
-        asked_high = np.flatnonzero(~none & (high_end < point) & (point < above))
-        asked = np.concatenate([asked_low, asked_high])
-        if asked.size == 0:
-            continue
-        hit = _accepted(tables, family, point, asked, level)
-        low_result[asked_low[hit[:asked_low.size]]] = point
-        high_result[asked_high[hit[asked_low.size:]]] = point
-    return low_result, high_result
 
 
 def _difference_family() -> _Family:
@@ -270,7 +350,9 @@ def difference_intervals(n_a: int, n_b: int, confidence: float) -> tuple[np.ndar
     Entry ``[ones_a, ones_b]`` is the interval of that table. Remembered per arguments.
     """
     family = _difference_family()
-    low, high = _interval_indexes(_tables(n_a, n_b), family, confidence)
+    tables = _tables(n_a, n_b)
+    reversed_tables = np.arange(tables.ones_a.size)[::-1]  # (x_a, x_b) -> (n_a - x_a, n_b - x_b): gap -> -gap
+    low, high = _interval_indexes(tables, family, confidence, reversed_tables)
     shape = (n_a + 1, n_b + 1)
     return _frozen(family.grid[low].reshape(shape)), _frozen(family.grid[high].reshape(shape))
 
@@ -284,7 +366,10 @@ def ratio_intervals(n_a: int, n_b: int, confidence: float) -> tuple[np.ndarray, 
     """
     family = _ratio_family()
     tables = _tables(n_a, n_b)
-    low, high = _interval_indexes(tables, family, confidence)
+    swapped = None  # groups of one size: (x_a, x_b) -> (x_b, x_a) takes the ratio to its inverse
+    if n_a == n_b:
+        swapped = np.arange(tables.ones_a.size).reshape(n_a + 1, n_b + 1).T.ravel()
+    low, high = _interval_indexes(tables, family, confidence, swapped)
     last = family.grid.size - 1
     low_ratio = np.where((low == 0) | (tables.ones_a == 0), 0.0, np.exp(family.grid[low]))
     high_ratio = np.where((high == last) | (tables.ones_b == 0), np.inf, np.exp(family.grid[high]))
@@ -300,8 +385,7 @@ def difference_tails(n_a: int, n_b: int, delta: float) -> tuple[np.ndarray, np.n
     gap is clearly above delta, ``p_lower`` when it is clearly below.
     """
     tables = _tables(n_a, n_b)
-    every = np.arange(tables.ones_a.size)
-    upper, lower = one_sided_tails(tables, _difference_family(), float(delta), every, step=TEST_NUISANCE_STEP)
+    upper, lower = one_sided_tails(tables, _difference_family(), float(delta), step=TEST_NUISANCE_STEP)
     shape = (n_a + 1, n_b + 1)
     return _frozen(upper.reshape(shape)), _frozen(lower.reshape(shape))
 
@@ -324,10 +408,12 @@ def boschloo_p_values(n_a: int, n_b: int) -> np.ndarray:
 def _unconditional_from_statistic(tables: _Tables, statistic: np.ndarray, points: int) -> np.ndarray:
     """sup over the common rate p of P_p(statistic >= observed) for every table (no restriction)."""
     rates = np.linspace(0.0, 1.0, points)
-    mass = (_log_mass(tables.n_a, rates)[:, :, None] * _log_mass(tables.n_b, rates)[:, None, :]).reshape(points, -1)
     z = np.round(statistic, _TIE_DIGITS)
-    upper, _ = _binned_tails(z, z, mass)
-    return np.minimum(upper.max(axis=0), 1.0)
+    best = np.zeros(z.size)
+    for chunk in _column_chunks(z.size, points):
+        order, (upper, _) = _sorted_tails(z, tables, rates[chunk], rates[chunk])
+        best[order] = np.maximum(best[order], upper[:-1].max(axis=1))
+    return np.minimum(best, 1.0)
 
 
 def _frozen(values: np.ndarray) -> np.ndarray:

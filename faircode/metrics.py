@@ -25,10 +25,13 @@ power when a group has under 200 rows) and, with ``significance=True``, the inte
 (``ci_method`` names it), the exact permutation p-value and ``significant``, computed on
 exactly those rows. Every gap is a difference of two proportions (selection rates, true
 and false positive rates, precisions among the predicted positives, accuracies), so its
-interval is Agresti and Caffo's interval of two proportions. The ratio's p-value is that
-of the selection-rate gap (the same null hypothesis: equal rates; it is one test, and
-:func:`fairness_report` counts it once in a family); its interval is the score interval
-of a ratio of proportions (Miettinen-Nurminen). Equalized odds is tested with
+interval is an interval of two proportions: the exact unconditional one (Chan and Zhang),
+whose coverage is at least nominal at every pair of rates, for groups of up to 100 rows
+each, and Agresti and Caffo's adjusted Wald interval for larger groups. The ratio's
+p-value is that of the selection-rate gap (the same null hypothesis: equal rates; it is
+one test, and :func:`fairness_report` counts it once in a family); its interval is the
+exact unconditional interval of a ratio of proportions on the same small groups, else the
+score interval (Miettinen-Nurminen). Equalized odds is tested with
 :func:`faircode.significance.stratified_permutation_test`; its interval combines the two
 rates' intervals at the Sidak level and covers the signed larger gap (see
 :mod:`faircode._stratified`). ``ci_method="bootstrap"`` gives every metric its
@@ -376,7 +379,7 @@ def demographic_parity_diff(y_true, y_pred, group, **options) -> MetricRecord:
     >>> record = demographic_parity_diff([0] * 8, [1, 1, 1, 0, 1, 0, 0, 0], [1, 1, 1, 1, 0, 0, 0, 0],
     ...                                  significance=True)
     >>> round(record.value, 2), round(record.ci_low, 3), round(record.ci_high, 3), record.ci_method
-    (0.5, -0.2, 0.867, 'agresti_caffo')
+    (0.5, -0.31, 0.94, 'exact_unconditional')
     """
     return _single("demographic_parity_diff", y_true, y_pred, group, options)
 
@@ -384,9 +387,12 @@ def demographic_parity_diff(y_true, y_pred, group, **options) -> MetricRecord:
 def disparate_impact_ratio(y_true, y_pred, group, **options) -> MetricRecord:
     """Selection rate of the disadvantaged group divided by the advantaged group's.
 
-    NaN when the advantaged rate is 0. Parameters and result as
-    :func:`demographic_parity_diff`; the interval is the score interval of a ratio of
-    two proportions (``ci_method`` "miettinen_nurminen_ratio").
+    Infinite when the advantaged rate is 0 (NaN when both are), with a note. Parameters
+    and result as :func:`demographic_parity_diff`; the interval is the exact unconditional
+    interval of a ratio of two proportions for groups of up to 100 rows each
+    (``ci_method`` "exact_unconditional_ratio"), else the score interval
+    ("miettinen_nurminen_ratio"). With no selections in the advantaged group its upper
+    end is infinity.
 
     See Also
     --------
@@ -399,7 +405,7 @@ def disparate_impact_ratio(y_true, y_pred, group, **options) -> MetricRecord:
     >>> y_pred = [1] * 20 + [0] * 30 + [1] * 30 + [0] * 20
     >>> record = disparate_impact_ratio([0] * 100, y_pred, group, significance=True)
     >>> round(record.value, 3), round(record.ci_low, 3), round(record.ci_high, 3)
-    (0.667, 0.436, 0.994)
+    (0.667, 0.415, 1.041)
     """
     return _single("disparate_impact_ratio", y_true, y_pred, group, options)
 
@@ -452,7 +458,8 @@ def equalized_odds_diff(y_true, y_pred, group, **options) -> MetricRecord:
     ``significance=True`` the p-value is the stratified permutation test of the larger
     |gap| (labels shuffled within y = 1 and within y = 0 rows), and the interval covers
     the signed larger gap: the two rates' intervals at the Sidak level, combined
-    (``ci_method`` "sidak_agresti_caffo"; see :mod:`faircode._stratified`). Parameters
+    (``ci_method`` "sidak_exact_unconditional" or "sidak_agresti_caffo", by the size of
+    each rate's groups; see :mod:`faircode._stratified`). Parameters
     as :func:`demographic_parity_diff`.
 
     See Also
@@ -469,7 +476,7 @@ def equalized_odds_diff(y_true, y_pred, group, **options) -> MetricRecord:
     >>> round(record.value, 2), record.note
     (0.3, "the larger gap is the true positive rate's")
     >>> round(record.ci_low, 3), round(record.ci_high, 3), record.ci_method
-    (-0.208, 0.584, 'sidak_agresti_caffo')
+    (-0.23, 0.61, 'sidak_exact_unconditional')
     """
     return _single("equalized_odds_diff", y_true, y_pred, group, options)
 

@@ -217,7 +217,11 @@ def test_an_empty_denominator_gives_nan_with_a_note():
     assert math.isnan(odds.value) and odds.note == record.note
 
     none_selected = disparate_impact_ratio([0, 1, 0, 1], [1, 0, 0, 0], [1, 1, 0, 0], significance=True)
-    assert math.isnan(none_selected.value)
+    # 1 of 2 selected against 0 of 2: the ratio is infinite, and its exact interval still has a low end
+    assert none_selected.value == math.inf and none_selected.ci_high == math.inf
+    assert 0 <= none_selected.ci_low < 1 and none_selected.ci_method == "exact_unconditional_ratio"
+    both_empty = disparate_impact_ratio([0, 1, 0, 1], [0, 0, 0, 0], [1, 1, 0, 0], significance=True)
+    assert math.isnan(both_empty.value) and (both_empty.ci_low, both_empty.ci_high) == (0.0, math.inf)
     # two rows a group: no gap centred on the pooled rate 1/4 is detectable, and the note says so too
     assert none_selected.note == NOTE_RATIO_UNDEFINED + "; " + NOTE_NO_DETECTABLE_GAP.format(rate=0.25, power=0.8)
     assert math.isnan(none_selected.minimum_detectable_gap) and none_selected.mdg_rate == 0.25
@@ -231,12 +235,17 @@ def test_ratio_interval_reaches_infinity_when_resamples_select_no_advantaged_row
     record = disparate_impact_ratio([0] * 40, y_pred, group, significance=True, ci_method="bootstrap")
     assert record.value == pytest.approx(0.5 / 0.05)
     assert record.ci_high == math.inf and 0 < record.ci_low < record.value
-    # the score interval of the ratio stays finite: 1 in 20 selected is evidence of a rate above 0
-    scored = disparate_impact_ratio([0] * 40, y_pred, group, significance=True)
-    expected = confint_proportions_2indep(10, 20, 1, 20, method="score", compare="ratio")
-    assert (scored.ci_low, scored.ci_high) == pytest.approx(expected, rel=1e-8)
-    assert scored.ci_method == "miettinen_nurminen_ratio" and scored.p_value == record.p_value
+    # the exact interval of 10/20 against 1/20 reaches past the ratios it searches (148): infinity above
+    exact = disparate_impact_ratio([0] * 40, y_pred, group, significance=True)
+    assert exact.ci_method == "exact_unconditional_ratio" and exact.p_value == record.p_value
+    assert exact.ci_high == math.inf and 1 < exact.ci_low < 2
     assert record.p_value == permutation_test(y_pred[:20], y_pred[20:])
+    # past the exact bound, the score interval: 1 in 200 selected is evidence of a rate above 0, so it is finite
+    y_pred, group = [1] * 100 + [0] * 100 + [1] + [0] * 199, [1] * 200 + [0] * 200
+    scored = disparate_impact_ratio([0] * 400, y_pred, group, significance=True)
+    expected = confint_proportions_2indep(100, 200, 1, 200, method="score", compare="ratio")
+    assert (scored.ci_low, scored.ci_high) == pytest.approx(expected, rel=1e-8)
+    assert scored.ci_method == "miettinen_nurminen_ratio"
 
 
 @pytest.mark.parametrize("container", [list, np.asarray, pd.Series])

@@ -15,7 +15,7 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import confint_proportions_2indep
 
-from faircode import _checks, _monte_carlo
+from faircode import _checks, _monte_carlo, _unconditional
 from faircode._report import COUNT_OUT_OF_RANGE
 from faircode.exceptions import InvalidInputError
 from faircode.significance import (
@@ -444,14 +444,14 @@ def test_empty_group_is_refused():
 def test_exact_on_real_valued_data_is_refused():
     with pytest.raises(InvalidInputError) as error:
         permutation_test([0, 1], [0.5, 1], method="exact")
-    assert str(error.value) == EXACT_NEEDS_BINARY.format(name="b")
+    assert str(error.value) == EXACT_NEEDS_BINARY.format(name="b", method="exact")
 
 
 @pytest.mark.parametrize(
     "call, expected",
     [
         (lambda: permutation_test([1], [0], method="fast"),
-         _checks.NOT_ONE_OF.format(name="method", allowed="'auto', 'exact', 'monte_carlo'", value="fast")),
+         _checks.NOT_ONE_OF.format(name="method", allowed="'auto', 'exact', 'monte_carlo', 'boschloo'", value="fast")),
         (lambda: permutation_test([1], [0], n_permutations=0),
          _checks.NOT_POSITIVE_INT.format(name="n_permutations", value=0)),
         (lambda: bootstrap_ci([1], [0], confidence=95),
@@ -621,10 +621,22 @@ def test_score_intervals_need_zero_one_data():
     assert str(error.value) == SCORE_NEEDS_BINARY.format(ci_method="newcombe", name="a")
 
 
+def test_a_small_and_a_large_stratum_name_both_parts_of_the_sidak_interval():
+    report = stratified_report_from_counts([(8, 10, 5, 10), (300, 2000, 200, 2100)])
+    assert report.ci_method == "sidak_exact_unconditional+agresti_caffo"
+    assert report.ci_low < report.gap < report.ci_high
+
+
 def test_equalized_odds_interval_is_the_sidak_combination_of_its_rates_intervals():
     strata = [(8, 10, 5, 10), (3, 20, 2, 20)]
     report = stratified_report_from_counts(strata)
     level = math.sqrt(0.95)
+    tpr = _unconditional.difference_interval(*strata[0], level)
+    fpr = _unconditional.difference_interval(*strata[1], level)
+    assert report.ci_method == "sidak_exact_unconditional"
+    assert report.ci_low <= min(tpr[0], fpr[0]) + 1e-12 and report.ci_high >= max(tpr[1], fpr[1]) - 1e-12
+    # with Agresti-Caffo's parts, statsmodels' intervals at the Sidak level
+    report = stratified_report_from_counts(strata, ci_method="agresti_caffo")
     tpr = confint_proportions_2indep(*strata[0], method="agresti-caffo", alpha=1 - level)
     fpr = confint_proportions_2indep(*strata[1], method="agresti-caffo", alpha=1 - level)
     # the larger gap is the TPR's where |TPR gap| >= |FPR gap|: its low end is the TPR's low end unless
