@@ -8,9 +8,12 @@ both ways) and ``--rates`` (default 0.01 0.03 0.1 0.25 0.5 0.75 0.9 0.97 0.99, e
 It prints, per interval method, the minimum and median coverage and the cells below the
 nominal 95%; per test, its largest size at the null (equal rates) and TOST's largest size
 at the margin (true gap = +-margin, margins ``--margins``, default 0.1 and 0.2). "auto" is
-the planned default (exact unconditional for groups of at most 100 rows or 20,000 tables,
-Agresti-Caffo or the score tests beyond); faircode's default today is Agresti-Caffo. ``--simulate`` prints the older
-simulated tables described next.
+faircode's default (exact unconditional for two groups of at most
+``faircode._unconditional.EXACT_TABLES`` = 10,201 tables, i.e. 100 rows each, Agresti-Caffo
+or the score tests beyond). Then the power of Boschloo's test against the conditional exact
+test at the minimum detectable gap, and the gap each detects with 80% power, by exact
+enumeration too. ``--speed`` times the exact intervals instead; ``--simulate`` prints the
+older simulated tables described next.
 
 Each cell is a pair of group sizes and a pair of true rates. 2,000 audits are simulated
 per cell, all at once: each audit's counts of ones are binomial draws, and every interval
@@ -57,16 +60,7 @@ except ModuleNotFoundError:  # run from a checkout without installing
 
 from faircode import _exact, _intervals, _unconditional  # noqa: E402
 
-# The bound under which the exact unconditional interval is to become faircode's default (the
-# tables of this bench call it "auto"). faircode's default is still Agresti-Caffo for every
-# size: switching it changes every results file and the 31-seed sweep, which must be
-# recomputed in the same change.
-EXACT_INTERVAL_ROWS, EXACT_INTERVAL_TABLES = 100, 20_000
-
-
-def exact_sized(n_a: int, n_b: int) -> bool:
-    """Whether two groups would get the exact unconditional interval under the planned default."""
-    return max(n_a, n_b) <= EXACT_INTERVAL_ROWS or (n_a + 1) * (n_b + 1) <= EXACT_INTERVAL_TABLES
+exact_sized = _unconditional.exact_sized  # where faircode's "auto" takes the exact unconditional methods
 
 SIZES = (10, 30, 100, 200, 1000, 5000)
 RATES = (0.02, 0.05, 0.1, 0.3, 0.5)
@@ -374,6 +368,97 @@ def _exact_summary(title: str, values: dict[str, list[float]], nominal: float, b
               f"{100 * max(numbers):>8.2f}%{bad:>12}")
 
 
+POWER_SIZES = ((10, 10), (20, 20), (30, 30), (50, 50), (100, 100), (15, 60), (30, 120), (25, 200))
+POWER_RATE, POWER_TARGET, ALPHA = 0.5, 0.80, 0.05
+
+
+def rejections(n_a: int, n_b: int, alpha: float = ALPHA) -> dict[str, np.ndarray]:
+    """Where each two-sided test rejects, for every table of the sizes."""
+    x, y = np.meshgrid(np.arange(n_a + 1), np.arange(n_b + 1), indexing="ij")
+    return {"conditional": _exact.permutation_p(x, n_a, y, n_b) < alpha,
+            "boschloo": _unconditional.boschloo_p_values(n_a, n_b) < alpha}
+
+
+def exact_power(reject: np.ndarray, n_a: int, n_b: int, gap: float, rate: float = POWER_RATE) -> float:
+    """The smaller of the powers at +gap and -gap, centred on ``rate`` (faircode.power's convention)."""
+    powers = []
+    for sign in (1, -1):
+        mass_a = _masses(n_a, [min(max(rate + sign * gap / 2, 0.0), 1.0)])[0]
+        mass_b = _masses(n_b, [min(max(rate - sign * gap / 2, 0.0), 1.0)])[0]
+        powers.append(float(mass_a @ reject @ mass_b))
+    return min(powers)
+
+
+def detectable_gap(reject: np.ndarray, n_a: int, n_b: int, target: float = POWER_TARGET) -> float:
+    """The smallest gap (to 1e-4) detected with ``target`` power, by a scan then bisection; NaN if none."""
+    gaps = np.linspace(0.0, 1.0, 201)[1:]
+    reached = [exact_power(reject, n_a, n_b, g) >= target for g in gaps]
+    if not any(reached):
+        return float("nan")
+    first = reached.index(True)
+    low, high = (gaps[first - 1] if first else 0.0), gaps[first]
+    while high - low > 1e-4:
+        middle = (low + high) / 2
+        low, high = (low, middle) if exact_power(reject, n_a, n_b, middle) >= target else (middle, high)
+    return float(high)
+
+
+def power_main(pairs=POWER_SIZES) -> None:
+    """Boschloo's test against the conditional exact test: size, power at the MDG, and each test's MDG."""
+    from faircode.power import minimum_detectable_gap
+
+    print(f"\nBoschloo against the conditional exact test, alpha {ALPHA:.0%}, gaps centred on {POWER_RATE}")
+    print(f"{'n_a vs n_b':<12}{'size cond':>10}{'size Bosch':>11}{'MDG (faircode)':>16}{'power cond':>12}"
+          f"{'power Bosch':>12}{'MDG cond':>10}{'MDG Bosch':>11}")
+    grid = np.linspace(0.01, 0.99, 99)
+    for n_a, n_b in pairs:
+        reject = rejections(n_a, n_b)
+        sizes = {m: max(float(_masses(n_a, [r])[0] @ region @ _masses(n_b, [r])[0]) for r in grid)
+                 for m, region in reject.items()}
+        mdg = minimum_detectable_gap(n_a, n_b, POWER_RATE, ALPHA)
+        power = {m: exact_power(region, n_a, n_b, mdg) for m, region in reject.items()}
+        gaps = {m: detectable_gap(region, n_a, n_b) for m, region in reject.items()}
+        print(f"{f'{n_a} vs {n_b}':<12}{100 * sizes['conditional']:>9.2f}%{100 * sizes['boschloo']:>10.2f}%"
+              f"{mdg:>16.3f}{100 * power['conditional']:>11.1f}%{100 * power['boschloo']:>11.1f}%"
+              f"{gaps['conditional']:>10.3f}{gaps['boschloo']:>11.3f}")
+    print("(size: the largest rejection rate over equal rates 0.01 to 0.99; MDG (faircode): "
+          "faircode.power.minimum_detectable_gap, the conditional test's exact MDG)")
+
+
+SPEED_PAIRS = ((20, 20), (50, 50), (100, 100), (100, 20), (100, 99), (200, 49), (1000, 9))
+
+
+def speed_main(rounds: int = 3) -> None:
+    """Time the first exact interval of a size pair (every table at once) and a later one, medians of rounds."""
+    import time
+
+    from faircode.significance import significance_report_from_counts
+
+    print(f"exact unconditional intervals, seconds (median of {rounds} rounds; each round forgets what it computed)")
+    print(f"{'n_a vs n_b':<14}{'tables':>8}{'gap first':>11}{'ratio first':>13}{'later (ms)':>12}"
+          f"{'report first':>14}{'report later (ms)':>19}")
+    for n_a, n_b in SPEED_PAIRS:
+        timings: dict[str, list[float]] = {k: [] for k in ("gap", "ratio", "later", "report", "report_later")}
+        for _ in range(rounds):
+            for cached in (_unconditional.difference_intervals, _unconditional.ratio_intervals, _unconditional._tables):
+                cached.cache_clear()
+            calls = (("gap", lambda: _unconditional.difference_interval(1, n_a, 0, n_b, CONFIDENCE)),
+                     ("ratio", lambda: _unconditional.ratio_interval(1, n_a, 1, n_b, CONFIDENCE)),
+                     ("later", lambda: _unconditional.difference_interval(n_a // 2, n_a, 3, n_b, CONFIDENCE)))
+            for name, call in calls:
+                start = time.perf_counter()
+                call()
+                timings[name].append(time.perf_counter() - start)
+            _unconditional.difference_intervals.cache_clear()
+            for name in ("report", "report_later"):
+                start = time.perf_counter()
+                significance_report_from_counts(n_a // 3, n_a, n_b // 4, n_b)
+                timings[name].append(time.perf_counter() - start)
+        median = {k: statistics.median(v) for k, v in timings.items()}
+        print(f"{f'{n_a} vs {n_b}':<14}{(n_a + 1) * (n_b + 1):>8}{median['gap']:>11.3f}{median['ratio']:>13.3f}"
+              f"{1000 * median['later']:>12.3f}{median['report']:>14.3f}{1000 * median['report_later']:>19.3f}")
+
+
 def exact_main(sizes, rates, margins) -> None:
     """Print the exact-enumeration tables."""
     print(f"exact enumeration: sizes {list(sizes)} (every ordered pair), rates {list(rates)} (every pair)")
@@ -382,6 +467,7 @@ def exact_main(sizes, rates, margins) -> None:
     _exact_summary("size at the null (rates equal), alpha 5%", test_sizes(sizes, rates), 0.05, below=False)
     _exact_summary(f"TOST: chance of declaring equivalence at a true gap of +-margin {list(margins)}, alpha 5%",
                    tost_sizes(sizes, rates, margins), 0.05, below=False)
+    power_main()
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -391,10 +477,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--resamples", type=int, default=2000, help="bootstrap resamples (default 2000)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--simulate", action="store_true", help="the simulated tables instead of the exact ones")
+    parser.add_argument("--speed", action="store_true", help="time the exact intervals instead")
     parser.add_argument("--sizes", type=int, nargs="+", default=list(EXACT_SIZES))
     parser.add_argument("--rates", type=float, nargs="+", default=list(EXACT_RATES))
     parser.add_argument("--margins", type=float, nargs="+", default=list(MARGINS))
     args = parser.parse_args(argv)
+    if args.speed:
+        speed_main()
+        return
     if not args.simulate:
         exact_main(args.sizes, args.rates, args.margins)
         return

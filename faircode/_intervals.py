@@ -133,7 +133,7 @@ def ratio_score(ones_a, n_a, ones_b, n_b, confidence: float, correction: bool = 
     def statistic(log_ratio):
         return _ratio_statistic(ones_a, n_a, ones_b, n_b, np.exp(log_ratio), correction)
 
-    with np.errstate(divide="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore"):
         estimate = np.log(ones_a / n_a) - np.log(ones_b / n_b)
     centre = np.clip(np.nan_to_num(estimate, nan=0.0), _LOG_RATIO_FLOOR, _LOG_RATIO_CEILING)
     low, high = _both_ends(statistic, np.full(centre.shape, _LOG_RATIO_FLOOR), centre,

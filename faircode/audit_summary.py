@@ -493,6 +493,10 @@ INTERVAL_DESCRIPTIONS = {
     "exact_unconditional_ratio": "exact unconditional",
     "sidak_agresti_caffo": "Sidak's combination of two Agresti-Caffo intervals",
     "sidak_exact_unconditional": "Sidak's combination of two exact unconditional intervals",
+    "sidak_exact_unconditional+agresti_caffo": "Sidak's combination of an exact unconditional interval (true "
+                                               "positive rates) and an Agresti-Caffo one (false positive rates)",
+    "sidak_agresti_caffo+exact_unconditional": "Sidak's combination of an Agresti-Caffo interval (true positive "
+                                               "rates) and an exact unconditional one (false positive rates)",
     "bootstrap": "percentile bootstrap",
 }
 """What :func:`interval_note` calls each interval method."""

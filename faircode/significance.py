@@ -20,9 +20,12 @@ Conventions, kept everywhere:
   2010): the observed labelling counts as one relabelling, so the p-value is never 0 and
   a family of them can be adjusted safely; :func:`format_p` prints its floor,
   ``1 / (n_permutations + 1)``, as ``p < 1/n_permutations``;
-* the interval of a report is, by default, Agresti and Caffo's for 0/1 data (an interval
-  of two proportions whose coverage holds on small groups and rare rates, see
-  :mod:`faircode._intervals`) and the percentile bootstrap for other data;
+* the interval of a report is, by default, for 0/1 data the exact unconditional interval
+  (Chan and Zhang 1999: two one-sided exact tests inverted, so its coverage is at least
+  the nominal level at every pair of rates; see :mod:`faircode._unconditional`) on groups
+  of up to 100 rows each, and Agresti and Caffo's adjusted Wald interval on larger groups,
+  where its coverage is close to nominal (:func:`exact_coverage` computes it); for other
+  data the percentile bootstrap;
   :func:`bootstrap_ci` is the percentile bootstrap (numpy's linear rule, as
   ``scipy.stats.bootstrap(method="percentile")``), whose exact limit is also available;
 * every function that draws random numbers takes ``random_state`` as None, an int, a
@@ -40,7 +43,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from faircode import _exact, _monte_carlo, _unconditional
+import numpy as np
+from scipy.stats import binom
+
+from faircode import _exact, _intervals, _monte_carlo, _unconditional
 from faircode._checks import (
     DEFAULT_SEED,
     as_binary_array,
@@ -71,6 +77,7 @@ from faircode._report import (
     binary_report,
     checked_counts,
     counts,
+    default_gap_method,
     interval_levels,
     make_report,
     percentile_interval,
@@ -92,6 +99,8 @@ from faircode.exceptions import InvalidInputError
 __all__ = [
     "ADJUSTMENTS",
     "CI_METHODS",
+    "INTERVAL_TABLE_METHODS",
+    "RATE_OUT_OF_RANGE",
     "DEFAULT_CI_METHOD",
     "EQUIVALENCE_METHODS",
     "EXACT_NEEDS_BINARY",
@@ -109,6 +118,8 @@ __all__ = [
     "adjust_p_values",
     "bootstrap_ci",
     "equivalence_test",
+    "exact_coverage",
+    "interval_table",
     "format_p",
     "permutation_test",
     "significance_report",
@@ -119,6 +130,7 @@ __all__ = [
 ]
 
 
+RATE_OUT_OF_RANGE = "The '{name}' parameter must be a rate in [0, 1]. Got {value!r} instead."
 MARGIN_NOT_POSITIVE = "The 'margin' parameter must be a float in (0, 1), a gap in rates. Got {value!r} instead."
 
 
@@ -242,6 +254,100 @@ def bootstrap_ci(
     else:
         gaps = _monte_carlo.resampled_gaps(rng, a, b, n_resamples)
     return percentile_interval(gaps, levels)
+
+
+INTERVAL_TABLE_METHODS = ("auto", "exact_unconditional", "agresti_caffo", "newcombe", "miettinen_nurminen")
+
+
+def interval_table(n_a: int, n_b: int, confidence: float = 0.95,
+                   ci_method: str = "auto") -> tuple[np.ndarray, np.ndarray]:
+    """The interval of the gap p_a - p_b for every possible table of two 0/1 groups of these sizes.
+
+    Parameters
+    ----------
+    n_a, n_b : int
+        Rows in the two groups.
+    confidence : float, default 0.95
+        Nominal coverage of each interval.
+    ci_method : {"auto", "exact_unconditional", "agresti_caffo", "newcombe", "miettinen_nurminen"}
+        As in :func:`significance_report`; "auto" is the report's default for these sizes.
+
+    Returns
+    -------
+    (low, high) : two arrays of shape (n_a + 1, n_b + 1)
+        Entry ``[x_a, x_b]`` is the interval reported for ``x_a`` ones in group a and ``x_b``
+        in group b. The exact unconditional intervals are computed for every table at once
+        and remembered, which is also what makes later reports on these sizes fast.
+
+    See Also
+    --------
+    exact_coverage : the coverage of these intervals, from every table's probability.
+
+    Examples
+    --------
+    >>> from faircode.significance import interval_table
+    >>> low, high = interval_table(30, 30)
+    >>> print(f"12 of 30 against 5 of 30: {low[12, 5]:+.2f} to {high[12, 5]:+.2f}")
+    12 of 30 against 5 of 30: -0.01 to +0.46
+    """
+    n_a, n_b = check_positive_int(n_a, "n_a"), check_positive_int(n_b, "n_b")
+    confidence = check_open_unit(confidence, "confidence")
+    check_one_of(ci_method, "ci_method", INTERVAL_TABLE_METHODS)
+    method = default_gap_method(n_a, n_b) if ci_method == "auto" else ci_method
+    if method == "exact_unconditional":
+        _unconditional.check_affordable(n_a, n_b, "The exact unconditional interval (ci_method='exact_unconditional')")
+        return _unconditional.difference_intervals(n_a, n_b, confidence)
+    ones_a, ones_b = np.meshgrid(np.arange(n_a + 1), np.arange(n_b + 1), indexing="ij")
+    low, high = getattr(_intervals, method)(ones_a, n_a, ones_b, n_b, confidence)
+    return np.asarray(low, dtype=float), np.asarray(high, dtype=float)
+
+
+def exact_coverage(n_a: int, n_b: int, rate_a: float, rate_b: float, confidence: float = 0.95,
+                   ci_method: str = "auto") -> float:
+    """The probability that the interval of the gap holds the true gap ``rate_a - rate_b``, computed exactly.
+
+    Every table of the two group sizes is weighted by its probability under independent
+    binomial groups with these rates, so there is no simulation error.
+
+    Parameters
+    ----------
+    n_a, n_b : int
+        Rows in the two groups.
+    rate_a, rate_b : float in [0, 1]
+        The true rates.
+    confidence, ci_method
+        As in :func:`interval_table`.
+
+    Returns
+    -------
+    float
+        The coverage; a method keeps its promise at these rates when it is at least
+        ``confidence``.
+
+    See Also
+    --------
+    interval_table : the intervals whose coverage this is.
+
+    Examples
+    --------
+    Five rows a group, true rates 0.90 and 0.01: Agresti and Caffo's adjusted Wald interval
+    covers 91.8% of the time, the exact unconditional interval at least 95%.
+
+    >>> from faircode.significance import exact_coverage
+    >>> round(exact_coverage(5, 5, 0.90, 0.01, ci_method="agresti_caffo"), 3)
+    0.918
+    >>> exact_coverage(5, 5, 0.90, 0.01) >= 0.95
+    True
+    """
+    for value, name in ((rate_a, "rate_a"), (rate_b, "rate_b")):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
+            raise InvalidInputError(RATE_OUT_OF_RANGE.format(name=name, value=value))
+    low, high = interval_table(n_a, n_b, confidence, ci_method)
+    truth = float(rate_a) - float(rate_b)
+    covered = (low <= truth + 1e-12) & (high >= truth - 1e-12)
+    mass_a = binom.pmf(np.arange(n_a + 1), n_a, rate_a)
+    mass_b = binom.pmf(np.arange(n_b + 1), n_b, rate_b)
+    return float(mass_a @ covered @ mass_b)
 
 
 def equivalence_test(a, b, margin: float, alpha: float = 0.05, method: str = "auto") -> EquivalenceResult:

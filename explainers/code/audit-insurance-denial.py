@@ -71,7 +71,7 @@ print("power of the refusal-rate test at a true gap of 0.10: "
 _show(results_table(results, alpha=ALPHA))
 _figures(3)
 
-# --- block 4 (explainers/audit-insurance-denial.md, line 119) ---
+# --- block 4 (explainers/audit-insurance-denial.md, line 121) ---
 import matplotlib.pyplot as plt
 from faircode.audit_summary import METRIC_LABELS, attribute_label
 from faircode.plots import forest_panels
@@ -82,14 +82,14 @@ forest_panels(gaps, by="attribute", label="name", highlight="significant_adjuste
 _show(plt.show())
 _figures(4)
 
-# --- block 5 (explainers/audit-insurance-denial.md, line 136) ---
+# --- block 5 (explainers/audit-insurance-denial.md, line 138) ---
 from faircode.audit_summary import favourable_ratio
 
 favourable = favourable_ratio(results)
 _show(favourable)
 _figures(5)
 
-# --- block 6 (explainers/audit-insurance-denial.md, line 152) ---
+# --- block 6 (explainers/audit-insurance-denial.md, line 154) ---
 from faircode.audit_summary import strategy_table
 
 primary = manifest.primary_attribute

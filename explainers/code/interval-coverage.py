@@ -25,10 +25,10 @@ def _figures(block):
         print(f"saved {path.name}")
     plt.close("all")
 
-# --- block 1 (explainers/interval-coverage.md, line 58) ---
+# --- block 1 (explainers/interval-coverage.md, line 81) ---
 import numpy as np
 import pandas as pd
-from faircode.significance import DEFAULT_CI_METHOD, significance_report_from_counts
+from faircode.significance import exact_coverage, interval_table, significance_report_from_counts
 
 results = pd.read_csv("results/results_fairness.csv")
 results = results[(results.strategy == "baseline") & (results.model == "logistic_regression")]
@@ -44,16 +44,16 @@ for audit, attribute, metric in cells:
                 & (results.metric == metric)].iloc[0]
     rows.append({"cell": f"{audit} {attribute} {metric.removesuffix('_diff')}",
                  "n_a": int(r.n_disadvantaged), "n_b": int(r.n_advantaged),
-                 "p_a": r.rate_disadvantaged, "p_b": r.rate_advantaged})
+                 "p_a": r.rate_disadvantaged, "p_b": r.rate_advantaged, "default interval": r.ci_method})
 cells = pd.DataFrame(rows).set_index("cell")
 # A true rate of exactly 0 or 1 makes every sample alike; the 4-person cell observed 4 of 4,
 # so its true rate is set to 0.9, at which 4 of 4 is still the likeliest draw.
 cells[["p_a", "p_b"]] = cells[["p_a", "p_b"]].clip(0.1, 0.9)
-print(f"faircode's default interval for a gap: {DEFAULT_CI_METHOD}")
+small = int((cells["default interval"] == "exact_unconditional").sum())
 _show(cells.round(3))
 _figures(1)
 
-# --- block 2 (explainers/interval-coverage.md, line 89) ---
+# --- block 2 (explainers/interval-coverage.md, line 115) ---
 from statsmodels.stats.proportion import confint_proportions_2indep
 
 STATSMODELS_NAME = {"newcombe": "newcomb", "agresti_caffo": "agresti-caffo"}
@@ -61,14 +61,14 @@ worst = 0.0
 for cell, c in cells.iterrows():
     n_a, n_b = int(c.n_a), int(c.n_b)
     ones_a, ones_b = round(c.p_a * n_a), round(c.p_b * n_b)
-    ours = significance_report_from_counts(ones_a, n_a, ones_b, n_b)
-    low, high = confint_proportions_2indep(ones_a, n_a, ones_b, n_b, compare="diff",
-                                           method=STATSMODELS_NAME[ours.ci_method])
-    worst = max(worst, abs(ours.ci_low - low), abs(ours.ci_high - high))
-print(f"largest difference from statsmodels over the six cells: {worst:.1e}")
+    for ours_name, theirs in STATSMODELS_NAME.items():
+        ours = significance_report_from_counts(ones_a, n_a, ones_b, n_b, ci_method=ours_name)
+        low, high = confint_proportions_2indep(ones_a, n_a, ones_b, n_b, compare="diff", method=theirs)
+        worst = max(worst, abs(ours.ci_low - low), abs(ours.ci_high - high))
+print(f"largest difference from statsmodels over the six cells and two methods: {worst:.1e}")
 _figures(2)
 
-# --- block 3 (explainers/interval-coverage.md, line 107) ---
+# --- block 3 (explainers/interval-coverage.md, line 135) ---
 AUDITS, RESAMPLES = 2000, 1000
 rng = np.random.default_rng(2024)
 
@@ -85,10 +85,12 @@ for cell, c in cells.iterrows():
     n_a, n_b = int(c.n_a), int(c.n_b)
     ones_a, ones_b = rng.binomial(n_a, c.p_a, AUDITS), rng.binomial(n_b, c.p_b, AUDITS)
     truth = c.p_a - c.p_b
+    lows, highs = interval_table(n_a, n_b)
     intervals = {
         "percentile bootstrap": percentile_bootstrap(ones_a, n_a, ones_b, n_b),
         "Newcombe": confint_proportions_2indep(ones_a, n_a, ones_b, n_b, method="newcomb"),
         "Agresti-Caffo": confint_proportions_2indep(ones_a, n_a, ones_b, n_b, method="agresti-caffo"),
+        "faircode default": (lows[ones_a, ones_b], highs[ones_a, ones_b]),
     }
     row = {"cell": cell, "rows": f"{n_a} vs {n_b}"}
     for name, (low, high) in intervals.items():
@@ -97,17 +99,18 @@ for cell, c in cells.iterrows():
 coverage = pd.DataFrame(coverage).set_index("cell")
 bootstrap_worst = coverage["percentile bootstrap"].min()
 score_worst = coverage[["Newcombe", "Agresti-Caffo"]].min().min()
+default_worst = coverage["faircode default"].min()
 _show(coverage.round(3))
 _figures(3)
 
-# --- block 4 (explainers/interval-coverage.md, line 139) ---
+# --- block 4 (explainers/interval-coverage.md, line 170) ---
 import matplotlib.pyplot as plt
 
-methods = {"percentile bootstrap": "o", "Newcombe": "s", "Agresti-Caffo": "^"}
-fig, ax = plt.subplots(figsize=(7.5, 0.5 * len(coverage) + 1.4))
+methods = {"percentile bootstrap": "o", "Newcombe": "s", "Agresti-Caffo": "^", "faircode default": "D"}
+fig, ax = plt.subplots(figsize=(7.5, 0.6 * len(coverage) + 1.4))
 rows_at = np.arange(len(coverage))
 for k, (method, marker) in enumerate(methods.items()):
-    ax.scatter(coverage[method], rows_at + (k - 1) * 0.22, marker=marker, label=method)
+    ax.scatter(coverage[method], rows_at + (k - 1.5) * 0.18, marker=marker, label=method)
 ax.axvline(0.95, color="0.4", linestyle="--", linewidth=1)
 ax.set_yticks(rows_at, [f"{cell} ({rows})" for cell, rows in zip(coverage.index, coverage["rows"])])
 ax.invert_yaxis()
@@ -116,3 +119,32 @@ ax.legend(frameon=False, loc="lower left", fontsize=8)
 fig.tight_layout()
 _show(plt.show())
 _figures(4)
+
+# --- block 5 (explainers/interval-coverage.md, line 208) ---
+EXACT_METHODS = {"Newcombe": "newcombe", "Agresti-Caffo": "agresti_caffo", "faircode default": "auto"}
+exact_cells = pd.DataFrame(
+    {name: [exact_coverage(int(c.n_a), int(c.n_b), c.p_a, c.p_b, ci_method=method) for _, c in cells.iterrows()]
+     for name, method in EXACT_METHODS.items()}, index=cells.index)
+small_cells = cells["default interval"] == "exact_unconditional"
+exact_small_worst = exact_cells.loc[small_cells, "faircode default"].min()
+exact_large_worst = exact_cells.loc[~small_cells, "faircode default"].min()
+_show(exact_cells.round(4))
+_figures(5)
+
+# --- block 6 (explainers/interval-coverage.md, line 222) ---
+SIZES, RATES = (5, 10, 15, 25, 50), (0.01, 0.1, 0.3, 0.5, 0.7, 0.9, 0.99)
+GRID_METHODS = {"Newcombe": "newcombe", "Agresti-Caffo": "agresti_caffo",
+                "exact unconditional": "exact_unconditional"}
+grid = pd.DataFrame([
+    {"n_a": n_a, "n_b": n_b, "p_a": p_a, "p_b": p_b,
+     **{name: exact_coverage(n_a, n_b, p_a, p_b, ci_method=method) for name, method in GRID_METHODS.items()}}
+    for n_a in SIZES for n_b in SIZES for p_a in RATES for p_b in RATES])
+grid_summary = pd.DataFrame({name: {"worst": grid[name].min(), "median": grid[name].median(),
+                                    "cells under 95%": int((grid[name] < 0.95).sum()),
+                                    "cells under 94%": int((grid[name] < 0.94).sum())}
+                             for name in GRID_METHODS}).T
+caffo_worst = grid.loc[grid["Agresti-Caffo"].idxmin()]
+print(f"{len(grid)} cells; Agresti-Caffo's worst: {caffo_worst['n_a']:.0f} vs {caffo_worst['n_b']:.0f} rows, "
+      f"rates {caffo_worst['p_a']:.2f} and {caffo_worst['p_b']:.2f}")
+_show(grid_summary.round(4))
+_figures(6)
