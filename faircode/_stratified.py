@@ -205,7 +205,7 @@ def stratified_report_from_counts(
     >>> from faircode.significance import stratified_report_from_counts
     >>> report = stratified_report_from_counts([(8, 10, 5, 10), (3, 20, 2, 20)])
     >>> print(f"{report.gap:+.2f} ({report.ci_low:+.2f} to {report.ci_high:+.2f}), {report.ci_method}")
-    +0.30 (-0.23 to +0.72), sidak_exact_unconditional
+    +0.30 (-0.23 to +0.71), sidak_exact_unconditional
     """
     check_one_of(ci_method, "ci_method", STRATIFIED_CI_METHODS)
     check_one_of(method, "method", STRATIFIED_METHODS)

@@ -10,7 +10,8 @@ p-value is the largest tail probability over the nuisance (Barnard's idea), here
   the gap, the ratio's score for the ratio; a constant factor does not change the order);
 * the nuisance is maximised over a grid of spacing :data:`NUISANCE_STEP`, restricted to a
   ``1 - GAMMA`` confidence set of ``p_b`` (the intersection of the Clopper-Pearson intervals
-  of ``p_b`` and of ``p_a`` mapped through the null, each at ``1 - GAMMA / 2``), and
+  of ``p_b`` and of ``p_a`` mapped through the null, each at ``1 - GAMMA / 2`` and widened
+  by the nuisance grid's step in its own rate), and
   :data:`GAMMA` is added to the p-value (Berger and Boos 1994), so the test stays valid;
 * both one-sided p-values of every table come from one pass: the tables are sorted by their
   statistic, and a cumulative sum of each nuisance value's masses in that order gives every
@@ -58,7 +59,7 @@ LARGEST_TABLES = 40_401
 """The exact unconditional intervals, TOST and Boschloo's test are offered, when asked for by
 name, for two groups with at most this many tables (200 rows each, a few seconds)."""
 BOSCHLOO_TABLES = LARGEST_TABLES
-GAMMA = 1e-4
+GAMMA = 1e-6
 """Berger and Boos's gamma: the nuisance's confidence set misses with at most this chance,
 and this much is added to every p-value."""
 NUISANCE_STEP = 0.02
@@ -212,9 +213,9 @@ def one_sided_tails(tables: _Tables, family: _Family, parameter: float, gamma: f
     z = np.round(family.statistic(tables, parameter) if statistic is None else statistic, _TIE_DIGITS)
     rate_b = _nuisance_grid(family, parameter, step)
     if gamma > 0:
-        low, high = _confidence_set(tables, family, parameter)
-        first = np.searchsorted(rate_b, low - step, side="left")  # columns inside: first <= column < stop
-        stop = np.searchsorted(rate_b, high + step, side="right")
+        low, high = _confidence_set(tables, family, parameter, step)
+        first = np.searchsorted(rate_b, low, side="left")  # columns inside: first <= column < stop
+        stop = np.searchsorted(rate_b, high, side="right")
     else:
         first, stop = np.zeros(z.size, dtype=np.intp), np.full(z.size, rate_b.size)
     p_upper, p_lower = np.zeros(z.size), np.zeros(z.size)
@@ -289,10 +290,18 @@ def _nuisance_grid(family: _Family, parameter: float, step: float = NUISANCE_STE
     return np.linspace(low, high, points)
 
 
-def _confidence_set(tables: _Tables, family: _Family, parameter: float) -> tuple[np.ndarray, np.ndarray]:
-    """Per table, the p_b allowed by both groups' Clopper-Pearson intervals under the null."""
-    ends = family.b_from_a(parameter, tables.low_a), family.b_from_a(parameter, tables.high_a)
-    return np.maximum(tables.low_b, np.minimum(*ends)), np.minimum(tables.high_b, np.maximum(*ends))
+def _confidence_set(tables: _Tables, family: _Family, parameter: float,
+                    step: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per table, the p_b allowed by both groups' Clopper-Pearson intervals under the null.
+
+    Each group's interval is widened by the grid's ``step`` in its own rate (so that a
+    grid point just outside is still tried), then group a's is mapped to p_b through the
+    null (``b_from_a`` increases in p_a). Widening each rate by the same amount keeps the
+    set the same when the groups' roles are exchanged, which the grid's reflection needs.
+    """
+    from_a_low = family.b_from_a(parameter, tables.low_a - step)
+    from_a_high = family.b_from_a(parameter, tables.high_a + step)
+    return np.maximum(tables.low_b - step, from_a_low), np.minimum(tables.high_b + step, from_a_high)
 
 
 def _accepted(tables: _Tables, family: _Family, parameter: float, level: float, statistic: np.ndarray) -> np.ndarray:

@@ -16,7 +16,7 @@ HEAVY = ("scipy", "sklearn", "joblib", "matplotlib")
 
 EXPECTED_SURFACE = {
     "SignificanceReport", "EquivalenceResult", "adjust_p_values", "bootstrap_ci", "equivalence_test",
-    "format_p", "permutation_test",
+    "format_p", "permutation_test", "interval_table", "exact_coverage",
     "significance_report", "significance_report_from_counts", "stratified_bootstrap_ci",
     "stratified_permutation_test", "minimum_detectable_gap", "power_at_gap", "simulated_power",
     "COLUMNS", "METRICS", "GroupConfusion", "MetricRecord", "accuracy_diff", "count_confusion",
@@ -41,6 +41,7 @@ def test_every_public_name_resolves_to_its_module_object():
     assert set(faircode.__all__) == EXPECTED_SURFACE
     homes = {"fairness_report": metrics, "permutation_test": significance, "simulated_power": power,
              "equivalence_test": significance, "EquivalenceResult": significance,
+             "interval_table": significance, "exact_coverage": significance,
              "load_manifest": manifest, "load_audit": benchmark, "run_benchmark": benchmark,
              "build_model": models, "STRATEGIES": strategies, "encode_features": strategies,
              "audit_groups": audit_summary, "audit_results": audit_summary, "results_table": audit_summary,

@@ -17,7 +17,7 @@ parameter is theta2 - theta1 (or theta2 / theta1): its group 2 is faircode's gro
 
 faircode's ends differ from these for known reasons: each end is the first rejected point of a
 grid of gaps of 0.01 (log ratios of 0.04), the nuisance is maximised over a grid of 0.02, and the
-p-values are Berger and Boos's with gamma = 1e-4 (a restricted supremum plus gamma), which the
+p-values are Berger and Boos's with gamma = 1e-6 (a restricted supremum plus gamma), which the
 published values are not. So two kinds of test:
 
 * the public intervals against the published ends, within tolerances set from those reasons;
@@ -92,7 +92,7 @@ RATIO_CASES = [
 
 # Ends where faircode's interval is inside the published one by more than the tolerance, with how far
 # inside it is allowed to be. faircode's upper end of (24/61) / (10/35) is 2.83, SAS's 3.0005 (0.059 of log
-# ratio inside, more than the 0.04 grid): Berger-Boos (gamma = 1e-4) rejects ratios 2.83-3.0 that the
+# ratio inside, more than the 0.04 grid): Berger-Boos (gamma = 1e-6) rejects ratios 2.83-3.0 that the
 # unrestricted test accepts (test_berger_boos_explains_the_narrow_ratio_end). A valid test, not a looser
 # tolerance: this end must lie inside by between one grid step and 0.08, and the others not.
 KNOWN_NARROW = {("SAS 9.4 RELRISK score EXACT, (24/61) / (10/35)", "high"): 0.08}
@@ -171,7 +171,7 @@ def test_unrestricted_ratio_test_crosses_alpha_at_published_end(x_a, n_a, x_b, n
 
 def test_berger_boos_explains_the_narrow_ratio_end():
     """(24/61) / (10/35): SAS's upper end 3.0005 (see RATIO_CASES) is reproduced without Berger-Boos, and
-    faircode's restricted test (gamma = 1e-4, the one its intervals use) rejects well inside it."""
+    faircode's restricted test (gamma = 1e-6, the one its intervals use) rejects well inside it."""
     family = _unconditional._ratio_family()
     tables = _unconditional._tables(61, 35)
     index = 24 * (35 + 1) + 10

@@ -1,6 +1,7 @@
 """Exact unconditional intervals and tests (faircode._unconditional): brute force, scipy's Boschloo,
-exact coverage and size. The engine is not yet faircode's default interval; these tests check it
-against references no one here wrote before it becomes one."""
+exact coverage and size, against references no one here wrote. The engine is faircode's default
+interval on small groups (tests/faircode/test_exact_defaults.py); published values are checked in
+tests/faircode/test_published_values.py."""
 
 from __future__ import annotations
 
@@ -23,8 +24,8 @@ def brute_force_tails(n_a, n_b, delta, ones_a, ones_b, step=_unconditional.NUISA
     z_obs = z[ones_a * (n_b + 1) + ones_b]
     low_a, high_a = _unconditional._clopper_pearson(np.array([ones_a]), n_a, _unconditional.GAMMA / 2)
     low_b, high_b = _unconditional._clopper_pearson(np.array([ones_b]), n_b, _unconditional.GAMMA / 2)
-    allowed_low = max(low_b[0], low_a[0] - delta) - step
-    allowed_high = min(high_b[0], high_a[0] - delta) + step
+    allowed_low = max(low_b[0] - step, low_a[0] - step - delta)
+    allowed_high = min(high_b[0] + step, high_a[0] + step - delta)
     start, stop = max(0.0, -delta), min(1.0, 1.0 - delta)
     points = max(2, math.ceil((stop - start) / step) + 1)
     best_upper = best_lower = 0.0
@@ -130,3 +131,26 @@ def test_two_sided_boschloo_agrees_with_a_brute_force_supremum(table):
     if n_a == n_b:  # balanced: both conventions order the tables alike
         reference = boschloo_exact([[ones_a, ones_b], [n_a - ones_a, n_b - ones_b]]).pvalue
         assert ours == pytest.approx(reference, rel=2e-3)
+
+
+@pytest.mark.parametrize("family_name, n_a, n_b", [("difference", 7, 9), ("difference", 12, 12), ("ratio", 8, 8)])
+def test_the_grids_reflection_gives_the_intervals_that_testing_every_point_gives(family_name, n_a, n_b):
+    """The engine computes half the grid and reflects it; testing every point must give the same ends."""
+    tables = _unconditional._tables(n_a, n_b)
+    if family_name == "difference":
+        family, mirror = _unconditional._difference_family(), np.arange(tables.ones_a.size)[::-1]
+    else:
+        family = _unconditional._ratio_family()
+        mirror = np.arange(tables.ones_a.size).reshape(n_a + 1, n_b + 1).T.ravel()
+    reflected = _unconditional._interval_indexes(tables, family, 0.95, mirror)
+    every_point = _unconditional._interval_indexes(tables, family, 0.95, None)
+    assert all((r == e).all() for r, e in zip(reflected, every_point))
+
+
+def test_tails_computed_in_blocks_of_nuisance_values_equal_those_computed_at_once(monkeypatch):
+    tables = _unconditional._tables(30, 20)
+    family = _unconditional._difference_family()
+    at_once = _unconditional.one_sided_tails(tables, family, 0.2)
+    monkeypatch.setattr(_unconditional, "_CELLS_AT_ONCE", 700)  # 700 cells: blocks of a single nuisance value
+    in_blocks = _unconditional.one_sided_tails(tables, family, 0.2)
+    assert np.array_equal(at_once[0], in_blocks[0]) and np.array_equal(at_once[1], in_blocks[1])
