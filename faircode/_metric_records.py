@@ -32,7 +32,8 @@ EXACT_RATIO_CI_METHOD = "exact_unconditional_ratio"
 :data:`faircode._unconditional.EXACT_TABLES` tables): the exact unconditional interval of p_a / p_b."""
 RATIO_CI_METHOD = "miettinen_nurminen_ratio"
 """The default interval of the ratio for larger groups: the score interval of p_a / p_b with Miettinen and
-Nurminen's factor."""
+Nurminen's factor. Its exact coverage on bench/coverage.py's cells beyond the bound: median 95.1%, lowest
+91.1% (50 rows against 200, rates 0.01 and 0.97), under 94% in 72 of 1,134 cells, where a rate is 0.01."""
 RECORD_CI_METHODS = ("auto", "bootstrap")
 """``ci_method`` of the metrics: "auto" gives each metric its interval of honest coverage (the gaps
 and the ratio their exact unconditional intervals on groups of up to 100 rows each, Agresti-Caffo's

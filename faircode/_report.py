@@ -44,8 +44,10 @@ DEFAULT_CI_METHOD = "exact_unconditional"
 interval (Chan and Zhang 1999), whose coverage is at least the nominal level at every pair of
 rates (bench/coverage.py enumerates it)."""
 LARGE_GROUPS_CI_METHOD = "agresti_caffo"
-"""The interval of a gap between two larger groups: Agresti and Caffo's adjusted Wald interval,
-whose exact coverage on the bench's grid beyond the bound stays within a point of nominal."""
+"""The interval of a gap between two larger groups: Agresti and Caffo's adjusted Wald interval.
+Its exact coverage on the cells of bench/coverage.py's grid beyond the bound (1,134 cells, sizes
+up to 500, rates 0.01 to 0.99): median 95.4%, lowest 93.8% (500 rows against 25, rates 0.01 and
+0.75), under 94% in 4 cells, all with a group of at most 25 rows."""
 EXACT_TABLES = _unconditional.EXACT_TABLES
 SCORE_METHODS = ("exact_unconditional", "agresti_caffo", "newcombe", "miettinen_nurminen")
 

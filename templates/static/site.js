@@ -223,7 +223,7 @@
 
   /* ---- Scrolling boxes reachable from the keyboard ---- */
 
-  var SCROLL_BOXES = ".table-scroll, .highlight pre, pre.output, .report-table, .build-error pre";
+  var SCROLL_BOXES = ".table-scroll, .highlight pre, pre.output, .report-table, .build-error pre, .math-display";
 
   function markScrollableBoxes() {
     document.querySelectorAll(SCROLL_BOXES).forEach(function (box) {
