@@ -12,17 +12,20 @@ axes' background, a legend's frame, a text's bbox)."""
 from __future__ import annotations
 
 import re
-import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import astuple, dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sitebuild.checks.check import Problem
 from sitebuild.execution.executed import ExecutedPage
 from sitebuild.source.read import Page
 from sitebuild.store.memo import Memo, engine_version
+
+if TYPE_CHECKING:
+    import xml.etree.ElementTree as ElementTree
 
 #: The dark theme's page background (--bg in templates/static/palette.css).
 DARK_BACKGROUND = "#14171c"
@@ -161,6 +164,8 @@ def _shown_ratio(colour: str, opacity: float, background: tuple[float, float, fl
 def svg_marks(svg: str | bytes, background: str = DARK_BACKGROUND) -> list[Mark]:
     """Every mark an SVG paints (see the module's docstring for what is no mark), with its
     contrast against ``background``. Raises ValueError naming a colour it cannot read."""
+    import xml.etree.ElementTree as ElementTree  # only once a figure is parsed: most builds remember every one
+
     root = ElementTree.fromstring(svg)
     ids = {e.get("id"): e for e in root.iter() if e.get("id")}
     walk = _Walk(parse_colour(background), ids, [])

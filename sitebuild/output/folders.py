@@ -11,7 +11,6 @@ import fcntl
 import hashlib
 import os
 import shutil
-import subprocess
 import tempfile
 import time
 from contextlib import contextmanager
@@ -99,6 +98,8 @@ def tracked_place(folder: Path, root: Path) -> Path | None:
     top = root / folder.relative_to(root).parts[0]
     if top.name == ".git":
         return top
+    import subprocess  # only for a folder below the root: the fast path never asks git
+
     try:
         listed = subprocess.run(["git", "-C", str(root), "ls-files", "-z", "--", top.name], capture_output=True,
                                 timeout=30)

@@ -35,10 +35,13 @@ _PUBLIC = {
     "check_page": "binding", "PageQuotes": "results", "QuoteResult": "results", "QuoteSummary": "results",
     "Status": "results", "format_problem": "results", "format_summary": "results",
     "OutputText": "outputs", "Claim": "claims", "ClaimResult": "claims", "find_claims": "claims",
-    "LOCK_FILENAME": "lock", "LockEntry": "lock",
+    "LockEntry": "lock",
 }
+#: The quote lock's file name, in the source folder: here, not in :mod:`~sitebuild.quotes.lock`,
+#: so that the build's fast path fingerprints the lock without loading the lock's module.
+LOCK_FILENAME = "quotes.lock.json"
 
-__all__ = sorted(_PUBLIC)
+__all__ = sorted([*_PUBLIC, "LOCK_FILENAME"])
 
 
 def __getattr__(name: str) -> Any:

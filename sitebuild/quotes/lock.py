@@ -42,7 +42,6 @@ LOCK_VERSION = 3
 READABLE_VERSIONS = (1, 2, 3)
 #: Fields an entry may lack (added after version 1), with the value they then take.
 OPTIONAL_FIELDS = {"label": ""}
-LOCK_FILENAME = "quotes.lock.json"
 #: The lock last read in this process, by its path and file state (a preview reads it on
 #: every rebuild), and the entries last turned into text with that text.
 _READ: dict[tuple, tuple[LockEntry, ...]] = {}

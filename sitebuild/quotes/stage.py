@@ -18,10 +18,10 @@ from sitebuild.checks.annotations import PageMarks
 from sitebuild.checks.check import Problem
 from sitebuild.errors import SourceError
 from sitebuild.execution.executed import ExecutedPage
+from sitebuild.quotes import LOCK_FILENAME
 from sitebuild.quotes.binding import check_page
 from sitebuild.quotes.claims import ClaimResult, judge_claims
 from sitebuild.quotes.lock import (
-    LOCK_FILENAME,
     LockEntry,
     drop_missing_pages,
     load_lock,
