@@ -122,8 +122,28 @@ def site_states(out: Path) -> dict[str, list[int]]:
 
 def site_unchanged(out: Path, recorded: Mapping[str, list[int]]) -> bool:
     """True when every file of ``recorded`` is in ``out`` in the state recorded."""
-    base = os.fspath(out)  # joined as text: pathlib's joins cost more than the stats
-    return bool(recorded) and all(output_state(os.path.join(base, rel)) == state for rel, state in recorded.items())
+    if not recorded:
+        return False
+    if os.stat not in os.supports_dir_fd:
+        base = os.fspath(out)
+        return all(output_state(os.path.join(base, rel)) == state for rel, state in recorded.items())
+    try:
+        folder = os.open(out, os.O_RDONLY)
+    except OSError:  # no output folder: no file is there
+        return False
+    try:  # each name looked up from the folder: no path joined, no path walked from the root (a third faster)
+        return all(_state_in(folder, rel) == state for rel, state in recorded.items())
+    finally:
+        os.close(folder)
+
+
+def _state_in(folder: int, rel: str) -> list[int] | None:
+    """The :func:`output_state` of ``rel`` in the open folder ``folder``."""
+    try:
+        stat = os.stat(rel, dir_fd=folder)
+    except OSError:
+        return None
+    return [stat.st_size, stat.st_mtime_ns, stat.st_ino]
 
 
 def site_files_memo(cache_dir: Path) -> Memo:
