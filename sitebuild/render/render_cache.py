@@ -18,7 +18,7 @@ from typing import Mapping
 
 from sitebuild.store.files import stat_line, tree_lines
 from sitebuild.store.memo import Memo, engine_version
-from sitebuild.store.stamp import output_state
+from sitebuild.store.stamp import output_states
 
 KEYS_FILE = "rendered.json"
 #: ExecutedPage fields that never reach a page's HTML.
@@ -87,10 +87,13 @@ class _Listings:
     def __init__(self, out: Path, written: Mapping[str, list[int]] | None = None):
         self.out, self.names, self.written = out, {}, written
         self.base = os.fspath(out)  # joined as text: pathlib's joins cost more than the stat
+        self.states: dict[str, list[int] | None] | None = None  # of the files written, taken at the first question
 
     def has(self, rel: str) -> bool:
         if self.written is not None:
-            return rel in self.written and output_state(os.path.join(self.base, rel)) == self.written[rel]
+            if self.states is None:  # all at once, from the open folder: most are asked about
+                self.states = dict(output_states(self.out, self.written))
+            return rel in self.written and self.states[rel] == self.written[rel]
         folder, _, name = rel.rpartition("/")
         if folder not in self.names:
             try:

@@ -21,15 +21,15 @@ import hashlib
 import json
 import os
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from sitebuild.store.files import RACY_NS, git_entry, stat_line, tree_lines
 from sitebuild.store.memo import Memo
 
 __all__ = ["RACY_NS", "stat_line", "tree_lines", "fingerprint", "deps_state", "read_stamp", "write_stamp",
            "is_up_to_date", "recorded_inputs", "write_recorded_inputs", "generated_digest", "output_state",
-           "site_states", "site_unchanged", "read_site_files", "write_site_files", "STAMP_FILE", "INPUTS_FILE",
-           "SITE_FILES", "CurrentState"]
+           "output_states", "site_states", "site_unchanged", "read_site_files", "write_site_files", "STAMP_FILE",
+           "INPUTS_FILE", "SITE_FILES", "CurrentState"]
 
 STAMP_FORMAT = 4
 STAMP_FILE = "last-build.json"
@@ -122,17 +122,24 @@ def site_states(out: Path) -> dict[str, list[int]]:
 
 def site_unchanged(out: Path, recorded: Mapping[str, list[int]]) -> bool:
     """True when every file of ``recorded`` is in ``out`` in the state recorded."""
-    if not recorded:
-        return False
+    return bool(recorded) and all(state == recorded[rel] for rel, state in output_states(out, recorded))
+
+
+def output_states(out: Path, names: Iterable[str]) -> Iterator[tuple[str, list[int] | None]]:
+    """Each of ``names`` (paths in ``out``) with its :func:`output_state`, looked up from the
+    open folder: no path joined, none walked from the root (a third faster than by path)."""
     if os.stat not in os.supports_dir_fd:
         base = os.fspath(out)
-        return all(output_state(os.path.join(base, rel)) == state for rel, state in recorded.items())
+        yield from ((name, output_state(os.path.join(base, name))) for name in names)
+        return
     try:
         folder = os.open(out, os.O_RDONLY)
-    except OSError:  # no output folder: no file is there
-        return False
-    try:  # each name looked up from the folder: no path joined, no path walked from the root (a third faster)
-        return all(_state_in(folder, rel) == state for rel, state in recorded.items())
+    except OSError:  # no output folder: none of them is there
+        yield from ((name, None) for name in names)
+        return
+    try:
+        for name in names:
+            yield name, _state_in(folder, name)
     finally:
         os.close(folder)
 
