@@ -84,12 +84,13 @@ def deps_state(root: Path, record: Mapping[str, Any], env: Mapping[str, str], cu
     return {line: current(line, recorded, root, env) for line, recorded in record.items()}
 
 
-def output_state(path: str | Path) -> list[int] | None:
+def output_state(path: str | Path, folder: int | None = None) -> list[int] | None:
     """The state of a file the build wrote (size, modification time, inode), or None when
     it is missing. The change time is left out: linking a file into the next site, and
-    removing the replaced site, change it without changing the file."""
+    removing the replaced site, change it without changing the file. ``folder``: an open
+    folder that ``path`` is relative to."""
     try:
-        stat = os.stat(path)
+        stat = os.stat(path, dir_fd=folder)
     except OSError:
         return None
     return [stat.st_size, stat.st_mtime_ns, stat.st_ino]
@@ -139,18 +140,9 @@ def output_states(out: Path, names: Iterable[str]) -> Iterator[tuple[str, list[i
         return
     try:
         for name in names:
-            yield name, _state_in(folder, name)
+            yield name, output_state(name, folder)
     finally:
         os.close(folder)
-
-
-def _state_in(folder: int, rel: str) -> list[int] | None:
-    """The :func:`output_state` of ``rel`` in the open folder ``folder``."""
-    try:
-        stat = os.stat(rel, dir_fd=folder)
-    except OSError:
-        return None
-    return [stat.st_size, stat.st_mtime_ns, stat.st_ino]
 
 
 def site_files_memo(cache_dir: Path) -> Memo:
