@@ -12,7 +12,9 @@ faircode's default (exact unconditional for two groups of at most
 ``faircode._unconditional.EXACT_TABLES`` = 10,201 tables, i.e. 100 rows each, Agresti-Caffo
 or the score tests beyond). Then the power of Boschloo's test against the conditional exact
 test at the minimum detectable gap, and the gap each detects with 80% power, by exact
-enumeration too. ``--speed`` times the exact intervals instead; ``--simulate`` prints the
+enumeration too. ``--speed`` times the exact intervals instead (``--against COMMIT``: that
+commit's engine too, in the same rounds; ``--grid results/results_fairness.csv``: the exact
+intervals that file's rows carry); ``--simulate`` prints the
 older simulated tables described next.
 
 Each cell is a pair of group sizes and a pair of true rates. 2,000 audits are simulated
@@ -444,35 +446,95 @@ def power_main(pairs=POWER_SIZES) -> None:
 SPEED_PAIRS = ((20, 20), (50, 50), (100, 100), (100, 20), (100, 99), (200, 49), (1000, 9))
 
 
-def speed_main(rounds: int = 3) -> None:
-    """Time the first exact interval of a size pair (every table at once) and a later one, medians of rounds."""
+def speed_main(rounds: int = 3, against: str | None = None) -> None:
+    """Time the first exact interval of a size pair (every table at once) and a later one, medians of rounds.
+
+    With ``against`` (a commit), its ``faircode/_unconditional.py`` is timed in the same rounds,
+    alternating with the working tree's, for the first gap and ratio intervals.
+    """
     import time
 
     from faircode.significance import significance_report_from_counts
 
+    engines = {"now": _unconditional}
+    if against:
+        engines[against] = _engine_at(against)
     print(f"exact unconditional intervals, seconds (median of {rounds} rounds; each round forgets what it computed)")
-    print(f"{'n_a vs n_b':<14}{'tables':>8}{'gap first':>11}{'ratio first':>13}{'later (ms)':>12}"
-          f"{'report first':>14}{'report later (ms)':>19}")
+    heading = "".join(f"{f'gap first {name}':>18}{f'ratio first {name}':>20}" for name in engines)
+    print(f"{'n_a vs n_b':<14}{'tables':>8}{heading}{'later (ms)':>12}{'report first':>14}{'report later (ms)':>19}")
     for n_a, n_b in SPEED_PAIRS:
-        timings: dict[str, list[float]] = {k: [] for k in ("gap", "ratio", "later", "report", "report_later")}
+        timings: dict[str, list[float]] = {}
         for _ in range(rounds):
-            for cached in (_unconditional.difference_intervals, _unconditional.ratio_intervals, _unconditional._tables):
-                cached.cache_clear()
-            calls = (("gap", lambda: _unconditional.difference_interval(1, n_a, 0, n_b, CONFIDENCE)),
-                     ("ratio", lambda: _unconditional.ratio_interval(1, n_a, 1, n_b, CONFIDENCE)),
-                     ("later", lambda: _unconditional.difference_interval(n_a // 2, n_a, 3, n_b, CONFIDENCE)))
-            for name, call in calls:
-                start = time.perf_counter()
-                call()
-                timings[name].append(time.perf_counter() - start)
+            for name, engine in engines.items():
+                for cached in (engine.difference_intervals, engine.ratio_intervals, engine._tables):
+                    cached.cache_clear()
+                calls = ((f"gap {name}", lambda: engine.difference_interval(1, n_a, 0, n_b, CONFIDENCE)),
+                         (f"ratio {name}", lambda: engine.ratio_interval(1, n_a, 1, n_b, CONFIDENCE)))
+                if name == "now":
+                    calls += (("later", lambda: engine.difference_interval(n_a // 2, n_a, 3, n_b, CONFIDENCE)),)
+                for key, call in calls:
+                    start = time.perf_counter()
+                    call()
+                    timings.setdefault(key, []).append(time.perf_counter() - start)
             _unconditional.difference_intervals.cache_clear()
-            for name in ("report", "report_later"):
+            for key in ("report", "report_later"):
                 start = time.perf_counter()
                 significance_report_from_counts(n_a // 3, n_a, n_b // 4, n_b)
-                timings[name].append(time.perf_counter() - start)
+                timings.setdefault(key, []).append(time.perf_counter() - start)
         median = {k: statistics.median(v) for k, v in timings.items()}
-        print(f"{f'{n_a} vs {n_b}':<14}{(n_a + 1) * (n_b + 1):>8}{median['gap']:>11.3f}{median['ratio']:>13.3f}"
+        firsts = "".join(f"{median[f'gap {name}']:>18.3f}{median[f'ratio {name}']:>20.3f}" for name in engines)
+        print(f"{f'{n_a} vs {n_b}':<14}{(n_a + 1) * (n_b + 1):>8}{firsts}"
               f"{1000 * median['later']:>12.3f}{median['report']:>14.3f}{1000 * median['report_later']:>19.3f}")
+
+
+def grid_speed_main(results: Path, against: str | None = None) -> None:
+    """Time the exact intervals the rows of a results CSV carry, every size pair computed afresh.
+
+    The gap rows marked ``exact_unconditional`` and the ratio rows marked
+    ``exact_unconditional_ratio`` are timed at 95%, each distinct pair of group sizes once, with
+    the working tree's engine and, with ``against``, that commit's, alternately. (The Sidak rows
+    are left out: their parts' group sizes are not in the CSV.)
+    """
+    import csv
+    import time
+
+    with results.open(newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    wanted = {"exact_unconditional": "difference_intervals", "exact_unconditional_ratio": "ratio_intervals"}
+    calls = sorted({(wanted[row["ci_method"]], int(row["n_disadvantaged"]), int(row["n_advantaged"]))
+                    for row in rows if row["ci_method"] in wanted})
+    engines = {"now": _unconditional}
+    if against:
+        engines[against] = _engine_at(against)
+    seconds = dict.fromkeys(engines, 0.0)
+    for k, (function, n_a, n_b) in enumerate(calls):
+        for name in (list(engines) if k % 2 == 0 else list(reversed(engines))):
+            engine = engines[name]
+            getattr(engine, function).cache_clear()
+            engine._tables.cache_clear()
+            start = time.perf_counter()
+            getattr(engine, function)(n_a, n_b, CONFIDENCE)
+            seconds[name] += time.perf_counter() - start
+    print(f"{results}: {len(calls)} exact interval tables (size pair and kind) its rows carry, computed afresh")
+    for name, total in seconds.items():
+        print(f"  {name}: {total:.1f} s" + (f" ({seconds[name] / seconds['now']:.2f}x now)" if name != "now" else ""))
+
+
+def _engine_at(commit: str):
+    """faircode/_unconditional.py as it was at ``commit``, loaded as a module of its own (git show)."""
+    import importlib.util
+    import subprocess
+
+    root = Path(__file__).resolve().parents[1]
+    shown = subprocess.run(["git", "show", f"{commit}:faircode/_unconditional.py"], cwd=root,
+                           capture_output=True, text=True)
+    if shown.returncode != 0:
+        raise SystemExit(f"bench/coverage.py --against {commit}: git show failed: {shown.stderr.strip()}")
+    name = "faircode._unconditional_before"
+    module = importlib.util.module_from_spec(importlib.util.spec_from_loader(name, loader=None))
+    sys.modules[name] = module  # dataclasses look their module up
+    exec(compile(shown.stdout, f"{commit}:faircode/_unconditional.py", "exec"), module.__dict__)
+    return module
 
 
 def exact_main(sizes, rates, margins) -> None:
@@ -496,12 +558,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--simulate", action="store_true", help="the simulated tables instead of the exact ones")
     parser.add_argument("--speed", action="store_true", help="time the exact intervals instead")
+    parser.add_argument("--against", metavar="COMMIT", help="with --speed: time that commit's engine alongside")
+    parser.add_argument("--grid", type=Path, metavar="CSV",
+                        help="with --speed: time the exact intervals the rows of this results CSV carry instead")
     parser.add_argument("--sizes", type=int, nargs="+", default=list(EXACT_SIZES))
     parser.add_argument("--rates", type=float, nargs="+", default=list(EXACT_RATES))
     parser.add_argument("--margins", type=float, nargs="+", default=list(MARGINS))
     args = parser.parse_args(argv)
+    if args.speed and args.grid:
+        grid_speed_main(args.grid, against=args.against)
+        return
     if args.speed:
-        speed_main()
+        speed_main(against=args.against)
         return
     if not args.simulate:
         exact_main(args.sizes, args.rates, args.margins)

@@ -26,6 +26,7 @@ MODULES = [
     "faircode.plots",
     "faircode.strategies",
     "faircode._results",
+    "faircode._tails",
 ]
 
 
