@@ -450,7 +450,7 @@ def speed_main(rounds: int = 3, against: str | None = None) -> None:
     """Time the first exact interval of a size pair (every table at once) and a later one, medians of rounds.
 
     With ``against`` (a commit), its ``faircode/_unconditional.py`` is timed in the same rounds,
-    alternating with the working tree's, for the first gap and ratio intervals.
+    in alternating order with the working tree's, for the first gap and ratio intervals.
     """
     import time
 
@@ -464,8 +464,9 @@ def speed_main(rounds: int = 3, against: str | None = None) -> None:
     print(f"{'n_a vs n_b':<14}{'tables':>8}{heading}{'later (ms)':>12}{'report first':>14}{'report later (ms)':>19}")
     for n_a, n_b in SPEED_PAIRS:
         timings: dict[str, list[float]] = {}
-        for _ in range(rounds):
-            for name, engine in engines.items():
+        for round_ in range(rounds):
+            for name in _alternating(engines, round_):
+                engine = engines[name]
                 for cached in (engine.difference_intervals, engine.ratio_intervals, engine._tables):
                     cached.cache_clear()
                 calls = ((f"gap {name}", lambda: engine.difference_interval(1, n_a, 0, n_b, CONFIDENCE)),
@@ -508,7 +509,7 @@ def grid_speed_main(results: Path, against: str | None = None) -> None:
         engines[against] = _engine_at(against)
     seconds = dict.fromkeys(engines, 0.0)
     for k, (function, n_a, n_b) in enumerate(calls):
-        for name in (list(engines) if k % 2 == 0 else list(reversed(engines))):
+        for name in _alternating(engines, k):
             engine = engines[name]
             getattr(engine, function).cache_clear()
             engine._tables.cache_clear()
@@ -520,8 +521,14 @@ def grid_speed_main(results: Path, against: str | None = None) -> None:
         print(f"  {name}: {total:.1f} s" + (f" ({seconds[name] / seconds['now']:.2f}x now)" if name != "now" else ""))
 
 
+def _alternating(engines: dict, k: int) -> list[str]:
+    """The engines' names in order on even rounds, reversed on odd ones (neither always runs first)."""
+    return list(engines) if k % 2 == 0 else list(reversed(engines))
+
+
 def _engine_at(commit: str):
-    """faircode/_unconditional.py as it was at ``commit``, loaded as a module of its own (git show)."""
+    """faircode/_unconditional.py as it was at ``commit``, loaded as a module of its own (git show);
+    the modules it imports (``_exact``, ``_intervals``) are the working tree's."""
     import importlib.util
     import subprocess
 
