@@ -1,9 +1,13 @@
 """Intervals of two proportions against values PUBLISHED by others (none computed on this project).
 
 Exact unconditional intervals (faircode._unconditional) invert two one-sided exact tests ordered by
-the score statistic, as Chan and Zhang (1999) and Agresti and Min (2001) do. The text of those two
-papers could not be reached from here, so the exact values below are the next best published
-record of the same method:
+the score statistic, as Chan and Zhang (1999) and Agresti and Min (2001) do. The worked examples of
+those two papers could still not be read from here: the stored copies of Agresti and Min (2001) found
+(abcdocz.com/doc/272828, fdocuments.net) show only its first page, no copy of Chan and Zhang (1999) was
+found, and no package, manual or paper reached quotes their example data and interval ends. (Agresti and
+Min's own interval inverts one two-sided test, which faircode does not do, so its values would not be a
+check of faircode anyway.) The exact values below are the next best published record of Chan and
+Zhang's method, each SAS's or StatXact's output as printed by others:
 
 * SAS/STAT 9.4 PROC FREQ, EXACT RISKDIFF / RELRISK with METHOD=SCORE (exact unconditional
   limits inverting two one-sided score tests, no Berger-Boos restriction), and
@@ -15,10 +19,23 @@ their agreement is described in vignettes/exact2x2Validation.Rnw, sections "Comp
 and "Comparison with StatXact"). exact2x2 writes ``uncondExact2x2(x1, n1, x2, n2)`` and its
 parameter is theta2 - theta1 (or theta2 / theta1): its group 2 is faircode's group a here.
 
+* W. Garner, "Constructing Confidence Intervals for the Differences of Binomial Proportions in SAS",
+  WUSS 2016 paper 127 (https://www.lexjansen.com/wuss/2016/127_Final_Paper_PDF.pdf; read in the copy
+  kept at https://github.com/DeepPSP/DBCI, references/Constructing Confidence Intervals for the
+  Differences of Binomial Proportions in SAS.pdf). Its method 15, "Chan-Zhang (Exact)", is PROC FREQ's
+  EXACT RISKDIFF(METHOD=FMSCORE) (the paper's own SAS code; the score method of SAS 9.3/9.4, "Same as
+  Santner-Snell ... but using the standardized risk difference"). Table 2 recasts Newcombe's (1998)
+  examples, Table 3 is the PROGRESS trial; both row 1 - row 2, 95%, 4 decimals.
+* The PHUSE CAMIS project's SAS page (https://github.com/PSIAIMS/CAMIS, SAS/ci_for_2indep_prop.qmd, at
+  commit 74a06c12b): PROC FREQ output for 36/154 (Act) vs 12/77 (PBO), shown in
+  images/ci_for_prop/binomial_2sampleRDCI_CC.png and binomial_2sampleRRCI_ExactCZ.png as the row
+  "Exact (Score)" (SAS's label for METHOD=SCORE; its METHOD=NOSCORE row, binomial_2sampleRDCI_ExactSS.png,
+  is labelled "Exact" and differs).
+
 faircode's ends differ from these for known reasons: each end is the first rejected point of a
 grid of gaps of 0.01 (log ratios of 0.04), the nuisance is maximised over a grid of 0.02, and the
 p-values are Berger and Boos's with gamma = 1e-6 (a restricted supremum plus gamma), which the
-published values are not. So two kinds of test:
+published values are not (but one StatXact case, BERGER_BOOS_SOURCES). So two kinds of test:
 
 * the public intervals against the published ends, within tolerances set from those reasons;
 * faircode's own one-sided tests with gamma = 0 on a fine nuisance grid (the published method),
@@ -72,6 +89,17 @@ DIFFERENCE_CASES = [
     # only with gamma=0 different from gamma=1e-06", uncondExact2x2(10, 35, 24, 61, gamma=1e-06, ...): the low
     # end moves from SAS's -0.0992 (first case) to -0.09731.
     ("StatXact 11 score, two one-sided, gamma=1e-6, 24/61 - 10/35", 24, 61, 10, 35, -0.09731, 0.2949),
+    # Garner (WUSS 2016), Table 2, row "15. Chan-Zhang (Exact)": SAS PROC FREQ EXACT RISKDIFF(METHOD=FMSCORE) on
+    # Newcombe's (1998) examples (a) 56/70 - 48/80, (b) 9/10 - 3/10 and (h) 10/10 - 0/20.
+    ("Garner 2016 Table 2, SAS Chan-Zhang (Exact), 56/70 - 48/80", 56, 70, 48, 80, 0.0382, 0.3453),
+    ("Garner 2016 Table 2, SAS Chan-Zhang (Exact), 9/10 - 3/10", 9, 10, 3, 10, 0.1608, 0.8795),
+    ("Garner 2016 Table 2, SAS Chan-Zhang (Exact), 10/10 - 0/20", 10, 10, 0, 20, 0.6915, 1.0),
+    # Garner (WUSS 2016), Table 3 (PROGRESS trial, week 48), row "15. Chan-Zhang (Exact)": 84/101 - 89/105.
+    ("Garner 2016 Table 3, SAS Chan-Zhang (Exact), 84/101 - 89/105", 84, 101, 89, 105, -0.1227, 0.0869),
+    # CAMIS SAS/ci_for_2indep_prop.qmd, image binomial_2sampleRDCI_CC.png, row "Exact (Score)": 36/154 - 12/77.
+    # (The SAS code printed above that image says METHOD=NOSCORE, but the row's label is SAS's label of the score
+    # method, and the NOSCORE limits are shown separately as (-0.0620, 0.2159).)
+    ("CAMIS SAS PROC FREQ Exact (Score), 36/154 - 12/77", 36, 154, 12, 77, -0.0400, 0.1793),
 ]
 
 # (source, x_a, n_a, x_b, n_b, published low, published high) of p_a / p_b at 95%.
@@ -88,14 +116,33 @@ RATIO_CASES = [
     # Same data, StatXact with Berger-Boos gamma = 1e-6 (context "Invert 2 1-sided, gamma=1e-06"): the upper
     # end moves to 28.74.
     ("StatXact 11 score, two one-sided, gamma=1e-6, (11/13) / (2/7)", 11, 13, 2, 7, 1.078, 28.74),
+    # CAMIS SAS/ci_for_2indep_prop.qmd, image binomial_2sampleRRCI_ExactCZ.png ("Exact method (Chan-Zhang)", EXACT
+    # RELRISK with the default METHOD=SCORE), row "Exact (Score)": (36/154) / (12/77).
+    ("CAMIS SAS PROC FREQ Exact (Score), (36/154) / (12/77)", 36, 154, 12, 77, 0.8404, 3.2688),
 ]
 
+# Sources whose published ends are Berger and Boos's (gamma = 1e-6): left out of the gamma = 0 checks.
+BERGER_BOOS_SOURCES = {
+    "StatXact 11 score, two one-sided, gamma=1e-6, 24/61 - 10/35",
+    "StatXact 11 score, two one-sided, gamma=1e-6, (11/13) / (2/7)",
+}
+
 # Ends where faircode's interval is inside the published one by more than the tolerance, with how far
-# inside it is allowed to be. faircode's upper end of (24/61) / (10/35) is 2.83, SAS's 3.0005 (0.059 of log
-# ratio inside, more than the 0.04 grid): Berger-Boos (gamma = 1e-6) rejects ratios 2.83-3.0 that the
-# unrestricted test accepts (test_berger_boos_explains_the_narrow_ratio_end). A valid test, not a looser
-# tolerance: this end must lie inside by between one grid step and 0.08, and the others not.
-KNOWN_NARROW = {("SAS 9.4 RELRISK score EXACT, (24/61) / (10/35)", "high"): 0.08}
+# inside it is allowed to be. In each, the published end (no Berger-Boos) is reproduced by faircode's own
+# test with gamma = 0 (test_unrestricted_*), and faircode's Berger-Boos test (gamma = 1e-6, the one its
+# intervals use) rejects parameters that the unrestricted test accepts (test_berger_boos_explains_*): a
+# valid test, not a looser tolerance. Such an end must lie inside by more than one grid step and at most the
+# bound given, and the other ends not.
+# * (24/61) / (10/35), upper: faircode 2.83, SAS 3.0005 (0.059 of log ratio inside; bound 0.08).
+# * 56/70 - 48/80, lower: faircode 0.05, SAS 0.0382 (0.0118 inside; bound 0.02). The restricted p-value at
+#   0.045 is 0.020, the unrestricted 0.042.
+# * (36/154) / (12/77), upper: faircode 2.94, SAS 3.2688 (0.104 of log ratio inside; bound 0.12). The
+#   restricted p-value at 3.1 is 0.018, the unrestricted 0.059.
+KNOWN_NARROW = {
+    ("SAS 9.4 RELRISK score EXACT, (24/61) / (10/35)", "high"): 0.08,
+    ("Garner 2016 Table 2, SAS Chan-Zhang (Exact), 56/70 - 48/80", "low"): 0.02,
+    ("CAMIS SAS PROC FREQ Exact (Score), (36/154) / (12/77)", "high"): 0.12,
+}
 
 
 def _ends(cases):
@@ -115,8 +162,10 @@ def test_difference_interval_matches_published_exact_end(x_a, n_a, x_b, n_b, sid
     low, high = _unconditional.difference_intervals(n_a, n_b, LEVEL)
     ours = float((low if side == "low" else high)[x_a, x_b])
     outside = _outside_by(side, ours, published)
-    assert narrow is None
-    assert -DIFFERENCE_NARROWER <= outside <= DIFFERENCE_WIDER, (ours, published)
+    if narrow is None:
+        assert -DIFFERENCE_NARROWER <= outside <= DIFFERENCE_WIDER, (ours, published)
+    else:
+        assert -narrow <= outside < -DIFFERENCE_NARROWER, (ours, published)
 
 
 @pytest.mark.parametrize(("x_a", "n_a", "x_b", "n_b", "side", "published", "narrow"), list(_ends(RATIO_CASES)))
@@ -143,6 +192,8 @@ def _unrestricted_tail(family, n_a, n_b, x_a, x_b, parameter, side):
 
 def _brackets(cases):
     for source, x_a, n_a, x_b, n_b, low, high in cases:
+        if source in BERGER_BOOS_SOURCES:
+            continue  # the gamma = 0 test is not the published one
         for side, published in (("low", low), ("high", high)):
             if published in (-1.0, 1.0):
                 continue  # an end at the bound of the parameter is not a crossing of alpha/2
@@ -150,7 +201,7 @@ def _brackets(cases):
 
 
 @pytest.mark.parametrize(("x_a", "n_a", "x_b", "n_b", "side", "published"),
-                         list(_brackets(DIFFERENCE_CASES[:4])))  # the gamma = 0 sources only
+                         list(_brackets(DIFFERENCE_CASES)))
 def test_unrestricted_difference_test_crosses_alpha_at_published_end(x_a, n_a, x_b, n_b, side, published):
     family = _unconditional._difference_family()
     inward = DIFFERENCE_BRACKET if side == "low" else -DIFFERENCE_BRACKET
@@ -160,7 +211,7 @@ def test_unrestricted_difference_test_crosses_alpha_at_published_end(x_a, n_a, x
 
 
 @pytest.mark.parametrize(("x_a", "n_a", "x_b", "n_b", "side", "published"),
-                         list(_brackets(RATIO_CASES[:3])))  # the gamma = 0 sources only
+                         list(_brackets(RATIO_CASES)))
 def test_unrestricted_ratio_test_crosses_alpha_at_published_end(x_a, n_a, x_b, n_b, side, published):
     family = _unconditional._ratio_family()
     inward = LOG_RATIO_BRACKET if side == "low" else -LOG_RATIO_BRACKET
@@ -169,17 +220,27 @@ def test_unrestricted_ratio_test_crosses_alpha_at_published_end(x_a, n_a, x_b, n
     assert inside > TAIL > outside, (inside, outside)
 
 
-def test_berger_boos_explains_the_narrow_ratio_end():
-    """(24/61) / (10/35): SAS's upper end 3.0005 (see RATIO_CASES) is reproduced without Berger-Boos, and
-    faircode's restricted test (gamma = 1e-6, the one its intervals use) rejects well inside it."""
-    family = _unconditional._ratio_family()
-    tables = _unconditional._tables(61, 35)
-    index = 24 * (35 + 1) + 10
-    parameter = math.log(2.9)  # inside SAS's interval, outside faircode's
+# For each KNOWN_NARROW end: (family, x_a, n_a, x_b, n_b, side, a parameter inside the published interval but
+# outside faircode's). The low end is set by the upper tail, the high end by the lower tail.
+BERGER_BOOS_POINTS = [
+    pytest.param("ratio", 24, 61, 10, 35, "high", math.log(2.9), id="SAS (24/61) / (10/35) [high] at 2.9"),
+    pytest.param("difference", 56, 70, 48, 80, "low", 0.045, id="Garner 56/70 - 48/80 [low] at 0.045"),
+    pytest.param("ratio", 36, 154, 12, 77, "high", math.log(3.1), id="CAMIS (36/154) / (12/77) [high] at 3.1"),
+]
+
+
+@pytest.mark.parametrize(("family_name", "x_a", "n_a", "x_b", "n_b", "side", "parameter"), BERGER_BOOS_POINTS)
+def test_berger_boos_explains_the_narrow_ends(family_name, x_a, n_a, x_b, n_b, side, parameter):
+    """Inside each known narrow end, the unrestricted test (the published method) accepts and faircode's
+    restricted one (gamma = 1e-6, the one its intervals use) rejects."""
+    family = _unconditional._ratio_family() if family_name == "ratio" else _unconditional._difference_family()
+    tables = _unconditional._tables(n_a, n_b)
+    index = x_a * (n_b + 1) + x_b
+    tail = 0 if side == "low" else 1
     unrestricted = _unconditional.one_sided_tails(tables, family, parameter, gamma=0.0,
-                                                  step=_unconditional.TEST_NUISANCE_STEP)[1][index]
+                                                  step=_unconditional.TEST_NUISANCE_STEP)[tail][index]
     restricted = _unconditional.one_sided_tails(tables, family, parameter,
-                                                step=_unconditional.TEST_NUISANCE_STEP)[1][index]
+                                                step=_unconditional.TEST_NUISANCE_STEP)[tail][index]
     assert unrestricted > TAIL > restricted, (unrestricted, restricted)
 
 
