@@ -19,13 +19,15 @@ and sitebuild/, with the templates of now), each with its own copy of the pages,
 cold build each, rounds of alternating order time a build with nothing changed and a build
 after a prose edit of one page (the same page for both engines), wall-clock and CPU time
 of the whole process; medians and the ratio. A change of structure should change neither.
+``--now COMMIT`` puts COMMIT's engine in place of the work tree's, to time one commit
+against its parent.
 
 The engine snapshot is byte-compiled before the runs (as pip does on install), so no
 run pays for compiling it even where PYTHONDONTWRITEBYTECODE is set.
 
 Usage: python bench/build.py [--pages 10] [--large 300] [--work sleep|cpu] [--repeat 5] [--rounds 3]
        [--large-rounds 2] [--real 1] [--real-rounds 3]
-       python bench/build.py --against COMMIT [--large 300] [--repeat 9]
+       python bench/build.py --against COMMIT [--now COMMIT] [--large 300] [--repeat 9]
 Prints Markdown tables. Not a test: targets are reported, not asserted."""
 
 from __future__ import annotations
@@ -425,7 +427,8 @@ def real_site(project: Path, args) -> None:
 def engines_side_by_side(project: Path, args) -> None:
     """The 300 trivial pages built by the engine of now and by the engine of
     ``args.against``: nothing changed and a prose edit, alternating rounds, medians."""
-    engines = {"now": project / "engine", "before": snapshot_engine(args.against, project / "engine-before")}
+    now = project / "engine" if args.now is None else snapshot_engine(args.now, project / "engine-now")
+    engines = {"now": now, "before": snapshot_engine(args.against, project / "engine-before")}
     # Each engine has its own copy of the pages: a build writes into its source folder (the
     # quote lock, the generated scripts), and the engines' formats differ, so a shared
     # folder would make each engine's build redo the other's writes.
@@ -455,7 +458,7 @@ def engines_side_by_side(project: Path, args) -> None:
             if " 0 executed" not in line:
                 print(f"note: the {name} engine's prose-edit build said: {line}", file=sys.stderr)
     print(f"\n{args.large} trivial pages, --jobs 2, medians of {args.repeat} alternating rounds; "
-          f"before = {args.against}\n")
+          f"now = {args.now or 'the work tree'}, before = {args.against}\n")
     print("| build | now, wall (s) | before, wall (s) | ratio | now, CPU (s) | before, CPU (s) | ratio |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     for scenario in ("nothing changed", "prose edit of one page"):
@@ -479,6 +482,8 @@ def main() -> None:
     parser.add_argument("--real-rounds", type=int, default=3, help="rounds of the real site's cold builds")
     parser.add_argument("--against", metavar="COMMIT",
                         help="only compare the engine of now with COMMIT's on the trivial pages (see above)")
+    parser.add_argument("--now", metavar="COMMIT",
+                        help="with --against: COMMIT's engine stands for now (one change measured against its parent)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-build-") as folder:
         project = make_project(Path(folder) / "project")

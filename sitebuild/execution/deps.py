@@ -687,20 +687,30 @@ def _group_verdict(kind: str, records: tuple[Record, ...], context: CheckContext
 
 
 def decode_section(kind: str, section: dict) -> tuple[Record, ...]:
-    """The records of ``kind`` kept as ``section`` (key -> value). A section whose values
-    are all hashable is decoded once per process and shared; one holding lists (a file's
-    state) is decoded each time."""
-    try:
-        memo_key = (kind, tuple(section.items()))
-        records = _decoded_sections.get(memo_key)
-    except TypeError:
-        return tuple(RECORD_TYPES[kind].from_json(key, value) for key, value in section.items())
+    """The records of ``kind`` kept as ``section`` (key -> value), decoded once per process
+    for each distinct section and shared: records are frozen, so entries whose sections are
+    equal (the variables and start-up files every page reads) hold one tuple."""
+    memo_key = (kind, tuple((key, _hashable(value)) for key, value in section.items()))
+    records = _decoded_sections.get(memo_key)
     if records is None:
         if len(_decoded_sections) >= _DECODED_LIMIT:
             _decoded_sections.clear()
         records = _decoded_sections[memo_key] = tuple(RECORD_TYPES[kind].from_json(key, value)
                                                      for key, value in section.items())
     return records
+
+
+def _hashable(value: Any) -> Any:
+    """A JSON value as a key: a list (a file's state) as a tuple, an object as its items and
+    a boolean as itself, each tagged with its type (which no JSON value is), so that two
+    different values never make equal keys (``true`` is not ``1``)."""
+    if isinstance(value, list):
+        return tuple(_hashable(item) for item in value)
+    if isinstance(value, dict):
+        return dict, tuple((key, _hashable(item)) for key, item in value.items())
+    if isinstance(value, bool):
+        return bool, value
+    return value
 
 
 def entry_deps(report: dict, hasher: FileHasher, inputs: list[str], engine: str) -> Deps:

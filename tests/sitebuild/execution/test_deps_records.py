@@ -4,6 +4,7 @@ an unknown kind in a stamp never passes for unchanged."""
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from dataclasses import FrozenInstanceError
@@ -130,14 +131,19 @@ def test_an_entry_of_another_format_reruns_the_page_without_a_warning(tmp_path):
     assert found.page is None and found.reason == "engine changed" and found.warnings == ()
 
 
-def test_equal_sections_of_hashable_values_share_their_records_and_others_are_decoded_afresh():
+def test_equal_sections_share_their_records_and_different_ones_do_not():
     variables = {"MPLBACKEND": "agg", "HOME": None}
     first, second = decode_section(EnvRead.kind, variables), decode_section(EnvRead.kind, dict(variables))
     assert first is second and first == (EnvRead("MPLBACKEND", "agg"), EnvRead("HOME", None))
     assert decode_section(EnvRead.kind, {"MPLBACKEND": "pdf"}) == (EnvRead("MPLBACKEND", "pdf"),)
+    # A file's state is a list in JSON: equal sections still share one tuple (decoded once).
     files = {"data.csv": ["ab" * 32, [10, 1, 2, 3, 4], False]}
-    a, b = decode_section(FileRead.kind, files), decode_section(FileRead.kind, files)
-    assert a == b and a is not b and a[0].state_seen == (10, 1, 2, 3, 4)
+    a, b = decode_section(FileRead.kind, files), decode_section(FileRead.kind, json.loads(json.dumps(files)))
+    assert a is b and a[0].state_seen == (10, 1, 2, 3, 4)
+    moved = decode_section(FileRead.kind, {"data.csv": ["ab" * 32, [10, 1, 2, 3, 5], False]})
+    assert moved is not a and moved[0].state_seen == (10, 1, 2, 3, 5)
+    flagged = decode_section(FileRead.kind, {"data.csv": ["ab" * 32, [10, 1, 2, 3, 4], True]})
+    assert flagged is not a and flagged[0].moved and not a[0].moved
 
 
 def test_entries_sharing_a_decoded_section_share_one_verdict_per_build_and_not_across_builds(tmp_path):
