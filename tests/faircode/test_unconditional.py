@@ -151,6 +151,7 @@ def test_the_grids_reflection_gives_the_intervals_that_testing_every_point_gives
 def test_tails_computed_in_blocks_of_nuisance_values_equal_those_computed_at_once(monkeypatch):
     tables = _unconditional._tables(30, 20)
     family = _unconditional._difference_family()
+    monkeypatch.setattr(_tails, "DIRECT_CELLS", 0)  # blocks and boxes even at this size (else summed directly)
     at_once = _unconditional.one_sided_tails(tables, family, 0.2)
     monkeypatch.setattr(_tails, "CELLS_AT_ONCE", 700)  # 700 cells: one block of nuisance values at a time
     in_blocks = _unconditional.one_sided_tails(tables, family, 0.2)
