@@ -456,9 +456,7 @@ def speed_main(rounds: int = 3, against: str | None = None) -> None:
 
     from faircode.significance import significance_report_from_counts
 
-    engines = {"now": _unconditional}
-    if against:
-        engines[against] = _engine_at(against)
+    engines = _engines(against)
     print(f"exact unconditional intervals, seconds (median of {rounds} rounds; each round forgets what it computed)")
     heading = "".join(f"{f'gap first {name}':>18}{f'ratio first {name}':>20}" for name in engines)
     print(f"{'n_a vs n_b':<14}{'tables':>8}{heading}{'later (ms)':>12}{'report first':>14}{'report later (ms)':>19}")
@@ -504,9 +502,7 @@ def grid_speed_main(results: Path, against: str | None = None) -> None:
     wanted = {"exact_unconditional": "difference_intervals", "exact_unconditional_ratio": "ratio_intervals"}
     calls = sorted({(wanted[row["ci_method"]], int(row["n_disadvantaged"]), int(row["n_advantaged"]))
                     for row in rows if row["ci_method"] in wanted})
-    engines = {"now": _unconditional}
-    if against:
-        engines[against] = _engine_at(against)
+    engines = _engines(against)
     seconds = dict.fromkeys(engines, 0.0)
     for k, (function, n_a, n_b) in enumerate(calls):
         for name in _alternating(engines, k):
@@ -519,6 +515,11 @@ def grid_speed_main(results: Path, against: str | None = None) -> None:
     print(f"{results}: {len(calls)} exact interval tables (size pair and kind) its rows carry, computed afresh")
     for name, total in seconds.items():
         print(f"  {name}: {total:.1f} s" + (f" ({seconds[name] / seconds['now']:.2f}x now)" if name != "now" else ""))
+
+
+def _engines(against: str | None) -> dict:
+    """The engines to time by name: the working tree's ("now") and, with ``against``, that commit's."""
+    return {"now": _unconditional, **({against: _engine_at(against)} if against else {})}
 
 
 def _alternating(engines: dict, k: int) -> list[str]:
