@@ -158,17 +158,10 @@ def _every_table(tables: _SortedTables, mass_a: np.ndarray, mass_b: np.ndarray) 
     before[:, 0] = 0.0
     np.cumsum(np.take(mass_a, tables.ones_a, axis=1) * np.take(mass_b, tables.ones_b, axis=1), axis=1,
               out=before[:, 1:])
-    opens = np.empty(size, dtype=bool)
-    opens[0] = True
-    np.not_equal(tables.z[1:], tables.z[:-1], out=opens[1:])
-    tie_starts = np.flatnonzero(opens)
-    tie = np.cumsum(opens) - 1
-    tie_ends = np.append(tie_starts[1:], size)
+    tie_start, tie_end = _ties(tables.z)
     column = np.arange(mass_b.shape[0])[:, None]
-    inside = (column >= tables.first[None, :]) & (column < tables.stop[None, :])
-    lower = np.where(inside, np.take(before, tie_ends[tie], axis=1), 0.0).max(axis=0)
-    upper = 1.0 - np.where(inside, np.take(before, tie_starts[tie], axis=1), 1.0).min(axis=0)
-    return upper, lower
+    return _largest_inside(column, tables.first, tables.stop, np.take(before, tie_start, axis=1),
+                           np.take(before, tie_end, axis=1))
 
 
 def _by_blocks(tables: _SortedTables, blocks: _Blocks) -> tuple[np.ndarray, np.ndarray]:
@@ -189,22 +182,39 @@ def _add_group(tables: _SortedTables, blocks: _Blocks, group: range, upper: np.n
     before = np.empty((blocks.width, segment.size + 1))  # column e: the mass of entries 0..e-1, across segments
     before[:, 0] = 0.0
     np.cumsum(blocks.cells(block_of, tables.ones_a[position], tables.ones_b[position]), axis=1, out=before[:, 1:])
-    opens = np.empty(segment.size, dtype=bool)  # an entry that starts a tie (a new statistic or a new block)
-    opens[0] = True
-    opens[1:] = (tables.z[position[1:]] != tables.z[position[:-1]]) | (segment[1:] != segment[:-1])
-    tie_starts = np.flatnonzero(opens)
-    tie = np.cumsum(opens) - 1
-    tie_ends = np.append(tie_starts[1:], segment.size)
+    tie_start, tie_end = _ties(tables.z[position], segment)  # a tie ends at a new statistic or a new block
     reading = np.flatnonzero((tables.first_block[position] <= block_of) & (tables.last_block[position] >= block_of))
     block_start = np.searchsorted(segment, np.arange(group.stop - group.start), side="left")[segment[reading]]
     offset = np.take(before, block_start, axis=1)
-    at_most = np.take(before, tie_ends[tie[reading]], axis=1) - offset
-    below = np.take(before, tie_starts[tie[reading]], axis=1) - offset
     rows = position[reading]
     column = (block_of[reading] * blocks.width)[None, :] + np.arange(blocks.width)[:, None]
-    inside = (column >= tables.first[rows][None, :]) & (column < tables.stop[rows][None, :])
-    np.maximum.at(lower, rows, np.where(inside, at_most, 0.0).max(axis=0))
-    np.maximum.at(upper, rows, 1.0 - np.where(inside, below, 1.0).min(axis=0))
+    upper_here, lower_here = _largest_inside(column, tables.first[rows], tables.stop[rows],
+                                             np.take(before, tie_start[reading], axis=1) - offset,
+                                             np.take(before, tie_end[reading], axis=1) - offset)
+    np.maximum.at(lower, rows, lower_here)
+    np.maximum.at(upper, rows, upper_here)
+
+
+def _ties(z: np.ndarray, segment: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Per position of the sorted statistics ``z``, where its tie starts and where the next one
+    does: the positions whose cumulative sums before them give P(Z < z) and P(Z <= z). With
+    ``segment`` (non-decreasing), a tie also ends where the segment changes."""
+    opens = np.empty(z.size, dtype=bool)
+    opens[0] = True
+    np.not_equal(z[1:], z[:-1], out=opens[1:])
+    if segment is not None:
+        opens[1:] |= segment[1:] != segment[:-1]
+    starts = np.flatnonzero(opens)
+    tie = np.cumsum(opens) - 1
+    return starts[tie], np.append(starts[1:], z.size)[tie]
+
+
+def _largest_inside(column: np.ndarray, first: np.ndarray, stop: np.ndarray, below: np.ndarray,
+                    at_most: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per table (columns of ``below`` and ``at_most``, rows: the nuisance columns ``column``), the
+    largest P(Z >= z) = 1 - P(Z < z) and P(Z <= z) over the columns in ``first:stop``."""
+    inside = (column >= first[None, :]) & (column < stop[None, :])
+    return 1.0 - np.where(inside, below, 1.0).min(axis=0), np.where(inside, at_most, 0.0).max(axis=0)
 
 
 def _boxes(tables: _SortedTables, blocks: _Blocks, group: range) -> np.ndarray:
