@@ -15,10 +15,11 @@ and kernels started fresh (``SITEBUILD_KERNELS=fresh``), in rounds of rotating o
 
 With ``--against COMMIT`` it runs one scenario instead: the 300 trivial pages built by two
 engines side by side, the engine as it is now and the engine of ``COMMIT`` (its build.py
-and sitebuild/, with the templates of now), each with its own copy of the pages, cache and output. After a
-cold build each, rounds of alternating order time a build with nothing changed and a build
-after a prose edit of one page (the same page for both engines), wall-clock and CPU time
-of the whole process; medians and the ratio. A change of structure should change neither.
+and sitebuild/, with the templates of now), each with its own copy of the pages, cache and
+output. Rounds of cold builds (``--cold-rounds``, no cache), then rounds of alternating
+order time a build with nothing changed and a build after a prose edit of one page (the
+same page for both engines), wall-clock and CPU time of the whole process; medians and the
+ratio. A change of structure should change neither.
 ``--now COMMIT`` puts COMMIT's engine in place of the work tree's, to time one commit
 against its parent.
 
@@ -27,7 +28,7 @@ run pays for compiling it even where PYTHONDONTWRITEBYTECODE is set.
 
 Usage: python bench/build.py [--pages 10] [--large 300] [--work sleep|cpu] [--repeat 5] [--rounds 3]
        [--large-rounds 2] [--real 1] [--real-rounds 3]
-       python bench/build.py --against COMMIT [--now COMMIT] [--large 300] [--repeat 9]
+       python bench/build.py --against COMMIT [--now COMMIT] [--large 300] [--repeat 9] [--cold-rounds 1]
 Prints Markdown tables. Not a test: targets are reported, not asserted."""
 
 from __future__ import annotations
@@ -434,10 +435,6 @@ def engines_side_by_side(project: Path, args) -> None:
     # folder would make each engine's build redo the other's writes.
     for name in engines:
         write_pages(project / f"large-{name}", args.large, TRIVIAL)
-    for name, engine in engines.items():
-        seconds, line = build(project, f"large-{name}", f"site-{name}", f"cache-{name}", 2, engine=engine)
-        print(f"cold build, {name} engine: {seconds:.1f} s ({line})", file=sys.stderr)
-        build(project, f"large-{name}", f"site-{name}", f"cache-{name}", 2, engine=engine)  # records the stamp
     times: dict[tuple[str, str], list[tuple[float, float]]] = {}
 
     def timed(name: str, scenario: str) -> str:
@@ -446,6 +443,13 @@ def engines_side_by_side(project: Path, args) -> None:
         times.setdefault((name, scenario), []).append((seconds, cpu_seconds() - cpu))
         return line
 
+    for k in range(max(1, args.cold_rounds)):
+        for name in (list(engines) if k % 2 == 0 else list(reversed(engines))):
+            shutil.rmtree(project / f"cache-{name}", ignore_errors=True)
+            line = timed(name, "cold")
+            print(f"cold build, {name} engine: {times[(name, 'cold')][-1][0]:.1f} s ({line})", file=sys.stderr)
+    for name, engine in engines.items():
+        build(project, f"large-{name}", f"site-{name}", f"cache-{name}", 2, engine=engine)  # records the stamp
     for k in range(args.repeat):
         order = list(engines) if k % 2 == 0 else list(reversed(engines))
         for name in order:
@@ -457,11 +461,12 @@ def engines_side_by_side(project: Path, args) -> None:
             line = timed(name, "prose edit of one page")
             if " 0 executed" not in line:
                 print(f"note: the {name} engine's prose-edit build said: {line}", file=sys.stderr)
-    print(f"\n{args.large} trivial pages, --jobs 2, medians of {args.repeat} alternating rounds; "
+    print(f"\n{args.large} trivial pages, --jobs 2, medians of {args.repeat} alternating rounds "
+          f"({max(1, args.cold_rounds)} of the cold builds); "
           f"now = {args.now or 'the work tree'}, before = {args.against}\n")
     print("| build | now, wall (s) | before, wall (s) | ratio | now, CPU (s) | before, CPU (s) | ratio |")
     print("|---|---:|---:|---:|---:|---:|---:|")
-    for scenario in ("nothing changed", "prose edit of one page"):
+    for scenario in ("cold", "nothing changed", "prose edit of one page"):
         now = [statistics.median(x[i] for x in times[("now", scenario)]) for i in (0, 1)]
         before = [statistics.median(x[i] for x in times[("before", scenario)]) for i in (0, 1)]
         print(f"| {scenario} | {now[0]:.3f} | {before[0]:.3f} | {now[0] / before[0]:.2f} | {now[1]:.3f} | "
@@ -482,6 +487,8 @@ def main() -> None:
     parser.add_argument("--real-rounds", type=int, default=3, help="rounds of the real site's cold builds")
     parser.add_argument("--against", metavar="COMMIT",
                         help="only compare the engine of now with COMMIT's on the trivial pages (see above)")
+    parser.add_argument("--cold-rounds", type=int, default=1,
+                        help="with --against: rounds of cold builds (no cache) of each engine, alternating")
     parser.add_argument("--now", metavar="COMMIT",
                         help="with --against: COMMIT's engine stands for now (one change measured against its parent)")
     args = parser.parse_args()

@@ -146,6 +146,83 @@ class Kernel:
         return "\n".join(kept[-lines:])
 
 
+#: Seconds to wait for a kernel's IOPub report of a kernel_info request before asking again
+#: (a report sent before the client's IOPub socket connected is lost).
+IOPUB_PATIENCE = 0.2
+
+
+#: Milliseconds between a client socket's attempts to reach a kernel that is not listening
+#: yet (zmq's default is 100: a kernel booting in 60 ms was reached 40 to 140 ms late).
+RECONNECT_MS = 10
+
+
+def quick_reconnects(context) -> None:
+    """Make the sockets ``context`` creates from now on retry a port that is not listening
+    yet every :data:`RECONNECT_MS` ms (a client connects before its kernel has bound)."""
+    import zmq
+
+    context.setsockopt(zmq.RECONNECT_IVL, RECONNECT_MS)
+
+
+async def wait_until_answering(client, timeout: float) -> None:
+    """Return once the kernel has answered a ``kernel_info`` request on the shell channel
+    and reported it idle on IOPub (so both channels are connected); raise RuntimeError when
+    it died or did not answer within ``timeout`` seconds.
+
+    jupyter_client's own ``wait_for_ready`` then waits for IOPub to stay silent for 0.2 s,
+    which every kernel of a build pays once; here the idle status whose parent is the
+    request is the sign that its reports have all arrived."""
+    import time
+    from queue import Empty
+
+    deadline = time.monotonic() + timeout
+    while True:
+        request = client.kernel_info()
+        if await _shell_reply(client, request, min(1.0, max(0.0, deadline - time.monotonic()))):
+            if await _idle_reported(client, request, time.monotonic() + IOPUB_PATIENCE):
+                break
+        if not await client.is_alive():
+            raise RuntimeError("Kernel died before replying to kernel_info")
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"Kernel didn't respond in {timeout:g} seconds")
+    while True:  # reports of earlier requests, already here
+        try:
+            await client.get_iopub_msg(timeout=0)
+        except Empty:
+            return
+
+
+async def _shell_reply(client, request: str, timeout: float) -> bool:
+    """Whether the reply to ``request`` came on the shell channel within ``timeout`` s."""
+    import time
+    from queue import Empty
+
+    end = time.monotonic() + timeout
+    while True:
+        try:
+            reply = await client.get_shell_msg(timeout=max(0.0, end - time.monotonic()))
+        except Empty:
+            return False
+        if reply["parent_header"].get("msg_id") == request:
+            client._handle_kernel_info_reply(reply)
+            return True
+
+
+async def _idle_reported(client, request: str, end: float) -> bool:
+    """Whether IOPub reported the kernel idle after ``request`` before monotonic time ``end``."""
+    import time
+    from queue import Empty
+
+    while True:
+        try:
+            report = await client.get_iopub_msg(timeout=max(0.0, end - time.monotonic()))
+        except Empty:
+            return False
+        if (report["parent_header"].get("msg_id") == request and report["msg_type"] == "status"
+                and report["content"].get("execution_state") == "idle"):
+            return True
+
+
 async def _prepare(manager, setup_code: str):
     """A client of ``manager``'s kernel that has seen it answer and run ``setup_code``
     (raises RuntimeError when the kernel died, did not answer in time or the code failed)."""
@@ -153,9 +230,10 @@ async def _prepare(manager, setup_code: str):
     from queue import Empty
 
     client = manager.client()
+    quick_reconnects(client.context)
     client.start_channels()
     try:
-        await client.wait_for_ready(timeout=STARTUP_TIMEOUT)
+        await wait_until_answering(client, STARTUP_TIMEOUT)
         client.allow_stdin = False
         msg_id = client.execute(setup_code)  # as the setup cell runs: its execution count is 1
         deadline = time.monotonic() + STARTUP_TIMEOUT
