@@ -16,7 +16,7 @@ from jupyter_core.utils import run_sync
 
 from sitebuild.execution.execute import ExecutionJob, execute_page
 from sitebuild.execution.extract import KERNEL_SETUP_CELL, kernel_notebook
-from sitebuild.execution.kernels import start_kernel
+from sitebuild.execution.kernels import RECONNECT_MS, quick_reconnects, start_kernel, wait_until_answering
 from sitebuild.source.read import read_page
 
 PAGE = """---
@@ -154,3 +154,58 @@ def test_where_an_event_loop_runs_a_kernel_is_not_prepared_and_a_page_still_runs
     results = []
     in_own_thread(lambda: results.append(asyncio.run(inside_a_running_loop())))()
     assert results[0].error is None and [o.text for o in results[0].blocks[1]] == ["read from data.txt 42\n"]
+
+
+@in_own_thread
+def test_a_kernel_is_answering_once_its_kernel_info_is_reported_idle_and_nothing_of_it_is_left(tmp_path):
+    from queue import Empty
+
+    kernel = start_kernel(str(tmp_path))
+    client = kernel.manager.client()
+    quick_reconnects(client.context)
+    client.start_channels()
+    try:
+        run_sync(wait_until_answering)(client, 30)
+        try:
+            leftover = run_sync(client.get_iopub_msg)(timeout=0.5)
+        except Empty:
+            leftover = None
+        assert leftover is None, leftover["msg_type"]  # the request's reports were all read
+        assert printed(client, "print(6 * 7)") == "42"
+    finally:
+        client.stop_channels()
+        kernel.stop()
+
+
+@in_own_thread
+def test_waiting_on_a_dead_kernel_says_it_died(tmp_path):
+    import pytest
+
+    kernel = start_kernel(str(tmp_path))
+    client = kernel.manager.client()
+    client.start_channels()
+    try:
+        kernel._kill_and_reap()
+        started = time.monotonic()
+        with pytest.raises(RuntimeError, match="died"):
+            run_sync(wait_until_answering)(client, 30)
+        assert time.monotonic() - started < 10  # told at the first unanswered request, not at the timeout
+    finally:
+        client.stop_channels()
+        kernel.stop()
+
+
+def test_sockets_made_after_quick_reconnects_retry_every_few_milliseconds():
+    import zmq
+
+    context = zmq.Context()
+    try:
+        before = context.socket(zmq.DEALER)
+        quick_reconnects(context)
+        after = context.socket(zmq.DEALER)
+        assert before.getsockopt(zmq.RECONNECT_IVL) == 100  # zmq's own default
+        assert after.getsockopt(zmq.RECONNECT_IVL) == RECONNECT_MS == 10
+        before.close(0)
+        after.close(0)
+    finally:
+        context.term()
