@@ -34,7 +34,10 @@ def test_explainer_shows_code_outputs_table_and_figure(page, site_url):
     expect(table.locator("thead th").first.locator(".visually-hidden")).to_have_text("Row label")
     figure = page.locator("figure.output-figure img.figure-light")
     expect(figure).to_have_attribute("alt", "Mean score of each group")
-    assert figure.evaluate("img => img.complete && img.naturalWidth > 0"), "the figure did not load"
+    # Waited for (up to 10 s, then the test fails): on a loaded machine the image may still be decoding
+    # when the page's load event has fired.
+    figure.scroll_into_view_if_needed()
+    page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=figure.element_handle(), timeout=10_000)
     collapsed = page.locator("details.output-collapse")
     expect(collapsed.locator("summary")).to_have_text("Show all 40 lines")
     expect(collapsed.locator(".line").last).to_be_hidden()
