@@ -178,8 +178,15 @@ async def wait_until_answering(client, timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while True:
         request = client.kernel_info()
-        if await _shell_reply(client, request, min(1.0, max(0.0, deadline - time.monotonic()))):
-            if await _idle_reported(client, request, time.monotonic() + IOPUB_PATIENCE):
+        reply = await _first_message(client.get_shell_msg, lambda msg: _answers(msg, request),
+                                     min(time.monotonic() + 1.0, deadline))
+        if reply is not None:
+            client._handle_kernel_info_reply(reply)
+            idle = await _first_message(client.get_iopub_msg, lambda msg: _answers(msg, request) and
+                                        msg["msg_type"] == "status" and
+                                        msg["content"].get("execution_state") == "idle",
+                                        time.monotonic() + IOPUB_PATIENCE)
+            if idle is not None:
                 break
         if not await client.is_alive():
             raise RuntimeError("Kernel died before replying to kernel_info")
@@ -192,35 +199,24 @@ async def wait_until_answering(client, timeout: float) -> None:
             return
 
 
-async def _shell_reply(client, request: str, timeout: float) -> bool:
-    """Whether the reply to ``request`` came on the shell channel within ``timeout`` s."""
-    import time
-    from queue import Empty
-
-    end = time.monotonic() + timeout
-    while True:
-        try:
-            reply = await client.get_shell_msg(timeout=max(0.0, end - time.monotonic()))
-        except Empty:
-            return False
-        if reply["parent_header"].get("msg_id") == request:
-            client._handle_kernel_info_reply(reply)
-            return True
+def _answers(msg: dict, request: str) -> bool:
+    """Whether ``msg`` was sent in answer to the request ``request``."""
+    return msg["parent_header"].get("msg_id") == request
 
 
-async def _idle_reported(client, request: str, end: float) -> bool:
-    """Whether IOPub reported the kernel idle after ``request`` before monotonic time ``end``."""
+async def _first_message(get, wanted: Callable[[dict], bool], end: float) -> dict | None:
+    """The first message ``get`` (a channel's ``get_*_msg``) returns that is ``wanted``,
+    skipping the others; None when none came before monotonic time ``end``."""
     import time
     from queue import Empty
 
     while True:
         try:
-            report = await client.get_iopub_msg(timeout=max(0.0, end - time.monotonic()))
+            msg = await get(timeout=max(0.0, end - time.monotonic()))
         except Empty:
-            return False
-        if (report["parent_header"].get("msg_id") == request and report["msg_type"] == "status"
-                and report["content"].get("execution_state") == "idle"):
-            return True
+            return None
+        if wanted(msg):
+            return msg
 
 
 async def _prepare(manager, setup_code: str):
