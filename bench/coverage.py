@@ -55,6 +55,10 @@ from pathlib import Path
 
 import numpy as np
 
+# Run as a script, this file's folder is first on sys.path, and this file would stand in for the
+# coverage package that numba (faircode's exact engine) imports if it is installed.
+sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != Path(__file__).resolve().parent]
+
 try:
     import faircode  # noqa: F401  (installed with `pip install -e .`)
 except ModuleNotFoundError:  # run from a checkout without installing
@@ -528,20 +532,36 @@ def _alternating(engines: dict, k: int) -> list[str]:
 
 
 def _engine_at(commit: str):
-    """faircode/_unconditional.py as it was at ``commit``, loaded as a module of its own (git show);
-    the modules it imports (``_exact``, ``_intervals``) are the working tree's."""
+    """faircode/_unconditional.py and faircode/_tails.py as they were at ``commit``, loaded as modules
+    of their own (git show); the other modules they import (``_exact``, ``_intervals``) are the
+    working tree's."""
+    tails = _module_at(commit, "_tails")
+    engine = _module_at(commit, "_unconditional")
+    engine._tails = tails  # looked up at every call, so the commit's engine sums its own tails
+    return engine
+
+
+def _module_at(commit: str, stem: str):
+    """``faircode/{stem}.py`` as it was at ``commit``, as a module named ``faircode.{stem}_before``.
+
+    The source is written to a temporary file first, so that a compiled function of it has a
+    file to cache beside.
+    """
     import importlib.util
     import subprocess
+    import tempfile
 
     root = Path(__file__).resolve().parents[1]
-    shown = subprocess.run(["git", "show", f"{commit}:faircode/_unconditional.py"], cwd=root,
+    shown = subprocess.run(["git", "show", f"{commit}:faircode/{stem}.py"], cwd=root,
                            capture_output=True, text=True)
     if shown.returncode != 0:
         raise SystemExit(f"bench/coverage.py --against {commit}: git show failed: {shown.stderr.strip()}")
-    name = "faircode._unconditional_before"
-    module = importlib.util.module_from_spec(importlib.util.spec_from_loader(name, loader=None))
+    source = Path(tempfile.mkdtemp(prefix="faircode-engine-")) / f"{stem}_before.py"
+    source.write_text(shown.stdout)
+    name = f"faircode.{stem}_before"
+    module = importlib.util.module_from_spec(importlib.util.spec_from_file_location(name, source))
     sys.modules[name] = module  # dataclasses look their module up
-    exec(compile(shown.stdout, f"{commit}:faircode/_unconditional.py", "exec"), module.__dict__)
+    exec(compile(shown.stdout, str(source), "exec"), module.__dict__)
     return module
 
 

@@ -12,19 +12,24 @@ probability of two independent binomials. :func:`largest_tails` computes them in
   block, are summed. Leaving the rest out lowers a P(Z <= z) by at most ``4 * NEGLIGIBLE``,
   which is added to it, and can only raise a P(Z >= z) (read as 1 - P(Z < z)), so both stay
   at least the exact ones;
-* the boxes of many blocks are laid end to end, so one gather, one product and one
-  cumulative sum serve them all, and each block's sums are read off by subtracting the sum
-  before its first table;
+* the blocks' sums are one compiled loop (:func:`faircode._block_sums.block_sums`, numba): the sums under a
+  block run on from those of the block before, as one cumulative sum over boxes laid end to
+  end would, and each block's tails are read off by subtracting the sums before its first
+  table;
 * on small groups (at most :data:`DIRECT_CELLS` tables x columns) every table is summed
   under every column in one array instead, since the boxes would cost more than they save.
 
 Written by hand because no library computes tails of an arbitrary statistic over a grid of
-binomial pairs (scipy's ``boschloo_exact`` and ``barnard_exact`` do one table at a time).
+binomial pairs (scipy's ``boschloo_exact`` and ``barnard_exact`` do one table at a time). The
+loop is compiled with numba (:mod:`faircode._block_sums`) because in numpy the same sums took
+some fifteen passes over the cells and readings: 2.7 times the time, on two cores, for the
+first intervals of a pair of groups of 100 (bench/coverage.py --speed --against 62d6f61).
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import gammaln, xlog1py, xlogy
@@ -83,42 +88,40 @@ def largest_tails(z: np.ndarray, ones_a: np.ndarray, ones_b: np.ndarray, mass_a:
     """
     tables, columns = z.size, mass_b.shape[0]
     order = np.argsort(z, kind="stable")
-    width = min(BLOCK_COLUMNS, columns)
-    sorted_tables = _SortedTables(z[order], ones_a[order], ones_b[order], first[order], stop[order], width)
     if tables * columns <= DIRECT_CELLS:
-        upper, lower = _every_table(sorted_tables, mass_a, mass_b)
+        upper, lower = _every_table(_SortedTables(z[order], ones_a[order], ones_b[order], first[order], stop[order]),
+                                    mass_a, mass_b)
+        result_upper, result_lower = np.empty(tables), np.empty(tables)
+        result_upper[order], result_lower[order] = upper, lower
     else:
-        upper, lower = _by_blocks(sorted_tables, _Blocks(mass_a, mass_b, width))
-    lower[sorted_tables.first < sorted_tables.stop] += 4 * NEGLIGIBLE
-    result_upper, result_lower = np.empty(tables), np.empty(tables)
-    result_upper[order], result_lower[order] = upper, lower
+        result_upper, result_lower = _by_blocks(order, z, ones_a, ones_b, first, stop,
+                                                _Blocks(mass_a, mass_b, min(BLOCK_COLUMNS, columns)))
+    result_lower[first < stop] += 4 * NEGLIGIBLE
     return result_upper, result_lower
 
 
 class _Blocks:
     """Each group's masses laid out by block, and each block's range of kept counts.
 
-    ``mass_a`` is flat: the mass of count ``k`` under column ``j`` of block ``b`` is at
-    ``(b * width + j) * (n_a + 1) + k``. ``kept_a`` has shape (2, blocks): the smallest and
-    largest count whose mass is not negligible under some column of the block.
+    ``rows_a`` holds one row per (block, count): the mass of count ``k`` under the ``width``
+    columns of block ``b`` is row ``b * (n_a + 1) + k``, so the masses of one table under a
+    block are gathered as one short contiguous row. ``kept_a`` has shape (2, blocks): the
+    smallest and largest count whose mass is not negligible under some column of the block.
     """
 
     def __init__(self, mass_a: np.ndarray, mass_b: np.ndarray, width: int) -> None:
         self.width = width
         self.count = math.ceil(mass_b.shape[0] / width)
         self.counts_a, self.counts_b = mass_a.shape[1], mass_b.shape[1]
-        self.mass_a = _padded(mass_a, width, self.count).ravel()
-        self.mass_b = _padded(mass_b, width, self.count).ravel()
+        self.rows_a = _by_block_and_count(_padded(mass_a, width, self.count), width)
+        self.rows_b = _by_block_and_count(_padded(mass_b, width, self.count), width)
         self.kept_a, self.kept_b = _kept_counts(mass_a, width, self.count), _kept_counts(mass_b, width, self.count)
 
-    def cells(self, block: np.ndarray, ones_a: np.ndarray, ones_b: np.ndarray) -> np.ndarray:
-        """The probability of each table ``(ones_a[e], ones_b[e])`` under each column of ``block[e]``.
 
-        Shape (width, entries).
-        """
-        column = (block * self.width)[None, :] + np.arange(self.width)[:, None]
-        return (np.take(self.mass_a, column * self.counts_a + ones_a[None, :])
-                * np.take(self.mass_b, column * self.counts_b + ones_b[None, :]))
+def _by_block_and_count(mass: np.ndarray, width: int) -> np.ndarray:
+    """``mass`` (blocks * width columns, counts) as rows of ``width`` columns, one per (block, count)."""
+    counts = mass.shape[1]
+    return np.ascontiguousarray(mass.reshape(-1, width, counts).transpose(0, 2, 1)).reshape(-1, width)
 
 
 def _padded(mass: np.ndarray, width: int, count: int) -> np.ndarray:
@@ -135,20 +138,15 @@ def _kept_counts(mass: np.ndarray, width: int, count: int) -> np.ndarray:
     return np.stack([np.minimum.reduceat(low, starts), np.maximum.reduceat(high, starts)])[:, :count]
 
 
+@dataclass(frozen=True)
 class _SortedTables:
-    """The tables in the order of their statistic, with the blocks each asks about."""
+    """The tables in the order of their statistic: each statistic, counts and range of columns."""
 
-    def __init__(self, z: np.ndarray, ones_a: np.ndarray, ones_b: np.ndarray, first: np.ndarray,
-                 stop: np.ndarray, width: int) -> None:
-        self.z, self.ones_a, self.ones_b, self.first, self.stop = z, ones_a, ones_b, first, stop
-        asks = np.flatnonzero(first < stop)
-        self.first_block = np.where(first < stop, first // width, 0)
-        self.last_block = np.where(first < stop, (stop - 1) // width, -1)  # -1: asks about no block
-        blocks_asked = self.last_block[asks] - self.first_block[asks] + 1
-        self.asking_table = np.repeat(asks, blocks_asked)  # every (table, block) it asks about
-        runs = np.cumsum(blocks_asked) - blocks_asked
-        self.asking_block = (np.repeat(self.first_block[asks] - runs, blocks_asked)
-                             + np.arange(self.asking_table.size))
+    z: np.ndarray
+    ones_a: np.ndarray
+    ones_b: np.ndarray
+    first: np.ndarray
+    stop: np.ndarray
 
 
 def _every_table(tables: _SortedTables, mass_a: np.ndarray, mass_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -164,35 +162,17 @@ def _every_table(tables: _SortedTables, mass_a: np.ndarray, mass_b: np.ndarray) 
                            np.take(before, tie_end, axis=1))
 
 
-def _by_blocks(tables: _SortedTables, blocks: _Blocks) -> tuple[np.ndarray, np.ndarray]:
-    """The largest tails (in sorted order), block by block, as many blocks at once as :data:`CELLS_AT_ONCE` allows."""
-    upper, lower = np.zeros(tables.z.size), np.zeros(tables.z.size)
-    per_group = max(1, CELLS_AT_ONCE // (tables.z.size * blocks.width))
-    for start in range(0, blocks.count, per_group):
-        _add_group(tables, blocks, range(start, min(start + per_group, blocks.count)), upper, lower)
+def _by_blocks(order: np.ndarray, z: np.ndarray, ones_a: np.ndarray, ones_b: np.ndarray, first: np.ndarray,
+               stop: np.ndarray, blocks: _Blocks) -> tuple[np.ndarray, np.ndarray]:
+    """The largest tails, block by block (the running sums start again every :data:`CELLS_AT_ONCE` cells)."""
+    upper, lower = np.zeros(z.size), np.zeros(z.size)
+    from faircode import _block_sums  # imported here: numba costs 0.15 s to import, and most audits
+    #                                   never reach an exact interval this large
+    per_group = max(1, CELLS_AT_ONCE // (z.size * blocks.width))
+    box, asked = _block_sums.widened_boxes(first, stop, ones_a, ones_b, blocks.kept_a, blocks.kept_b, blocks.width)
+    _block_sums.block_sums(order, z, ones_a, ones_b, first, stop, blocks.rows_a, blocks.rows_b, blocks.counts_a,
+                           blocks.counts_b, box, asked, per_group, upper, lower)
     return upper, lower
-
-
-def _add_group(tables: _SortedTables, blocks: _Blocks, group: range, upper: np.ndarray, lower: np.ndarray) -> None:
-    """Raise ``upper`` and ``lower`` (in sorted order) to the largest tails over the blocks of ``group``."""
-    segment, position = np.nonzero(_boxes(tables, blocks, group))  # by block, then in sorted order
-    if segment.size == 0:
-        return
-    block_of = segment + group.start
-    before = np.empty((blocks.width, segment.size + 1))  # column e: the mass of entries 0..e-1, across segments
-    before[:, 0] = 0.0
-    np.cumsum(blocks.cells(block_of, tables.ones_a[position], tables.ones_b[position]), axis=1, out=before[:, 1:])
-    tie_start, tie_end = _ties(tables.z[position], segment)  # a tie ends at a new statistic or a new block
-    reading = np.flatnonzero((tables.first_block[position] <= block_of) & (tables.last_block[position] >= block_of))
-    block_start = np.searchsorted(segment, np.arange(group.stop - group.start), side="left")[segment[reading]]
-    offset = np.take(before, block_start, axis=1)
-    rows = position[reading]
-    column = (block_of[reading] * blocks.width)[None, :] + np.arange(blocks.width)[:, None]
-    upper_here, lower_here = _largest_inside(column, tables.first[rows], tables.stop[rows],
-                                             np.take(before, tie_start[reading], axis=1) - offset,
-                                             np.take(before, tie_end[reading], axis=1) - offset)
-    np.maximum.at(lower, rows, lower_here)
-    np.maximum.at(upper, rows, upper_here)
 
 
 def _ties(z: np.ndarray, segment: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -215,31 +195,3 @@ def _largest_inside(column: np.ndarray, first: np.ndarray, stop: np.ndarray, bel
     largest P(Z >= z) = 1 - P(Z < z) and P(Z <= z) over the columns in ``first:stop``."""
     inside = (column >= first[None, :]) & (column < stop[None, :])
     return 1.0 - np.where(inside, below, 1.0).min(axis=0), np.where(inside, at_most, 0.0).max(axis=0)
-
-
-def _boxes(tables: _SortedTables, blocks: _Blocks, group: range) -> np.ndarray:
-    """Which tables each block of ``group`` sums, (blocks, tables): its box of kept counts, widened to those asking."""
-    blocks_here = group.stop - group.start
-    here = (tables.asking_block >= group.start) & (tables.asking_block < group.stop)
-    block, table = tables.asking_block[here] - group.start, tables.asking_table[here]
-    box_a = _widened(blocks.kept_a[:, group.start:group.stop], block, tables.ones_a[table])
-    box_b = _widened(blocks.kept_b[:, group.start:group.stop], block, tables.ones_b[table])
-    some = np.bincount(block, minlength=blocks_here) > 0
-    in_a = _in_range(box_a, blocks.counts_a) & some[:, None]
-    in_b = _in_range(box_b, blocks.counts_b)
-    return np.take_along_axis(in_a, np.broadcast_to(tables.ones_a, (blocks_here, tables.z.size)), axis=1) & \
-        np.take_along_axis(in_b, np.broadcast_to(tables.ones_b, (blocks_here, tables.z.size)), axis=1)
-
-
-def _widened(kept: np.ndarray, block: np.ndarray, ones: np.ndarray) -> np.ndarray:
-    """Each block's (low, high) of kept counts widened to the counts ``ones`` of the tables asking (``block``)."""
-    low, high = kept[0].copy(), kept[1].copy()
-    np.minimum.at(low, block, ones)
-    np.maximum.at(high, block, ones)
-    return np.stack([low, high])
-
-
-def _in_range(box: np.ndarray, counts: int) -> np.ndarray:
-    """(blocks, counts): whether each count lies in each block's (low, high)."""
-    count = np.arange(counts)[None, :]
-    return (count >= box[0][:, None]) & (count <= box[1][:, None])

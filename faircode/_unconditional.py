@@ -54,7 +54,7 @@ EXACT_TABLES = 10_201
 """The exact unconditional intervals and tests are faircode's default for two groups with at most
 this many tables, ``(n_a + 1) (n_b + 1)``: every pair of groups of up to 100 rows each, and
 unbalanced pairs up to the same cost (200 and 49 rows, 1,000 and 9). Computing every interval of
-such a pair takes about half a second for the gap and 0.7 to 1.3 s for the ratio on two cores, the ratio's
+such a pair takes about 0.2 s for the gap and 0.2 to 0.6 s for the ratio on two cores, the ratio's
 grid having no reflection when the sizes differ (bench/coverage.py --speed)."""
 LARGEST_TABLES = 40_401
 """The exact unconditional intervals, TOST and Boschloo's test are offered, when asked for by
@@ -248,7 +248,8 @@ def _accepted(tables: _Tables, family: _Family, parameter: float, level: float, 
 
 
 def _threads() -> int:
-    """Threads for the grid's tests: the cores this process may use, at most 4 (numpy releases the GIL in each pass)."""
+    """Threads for the grid's tests: the cores this process may use, at most 4 (numpy and the
+    compiled tail sums release the GIL)."""
     return max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1))
 
 
