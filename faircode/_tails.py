@@ -12,10 +12,10 @@ probability of two independent binomials. :func:`largest_tails` computes them in
   block, are summed. Leaving the rest out lowers a P(Z <= z) by at most ``4 * NEGLIGIBLE``,
   which is added to it, and can only raise a P(Z >= z) (read as 1 - P(Z < z)), so both stay
   at least the exact ones;
-* the blocks' sums are one compiled loop (:func:`faircode._block_sums.block_sums`, numba): the sums under a
-  block run on from those of the block before, as one cumulative sum over boxes laid end to
-  end would, and each block's tails are read off by subtracting the sums before its first
-  table;
+* the blocks' sums are one compiled loop (:func:`faircode._block_sums.block_sums`, numba):
+  the sums under a block run on from those of the block before, as one cumulative sum over
+  boxes laid end to end would, and each block's tails are read off by subtracting the sums
+  before its first table;
 * on small groups (at most :data:`DIRECT_CELLS` tables x columns) every table is summed
   under every column in one array instead, since the boxes would cost more than they save.
 
@@ -42,7 +42,9 @@ DIRECT_CELLS = 100_000
 """Up to this many cells (tables x columns), every table is summed under every column in one
 array, with no blocks or boxes: they cost more than they save on small groups."""
 CELLS_AT_ONCE = 2_000_000
-"""Bound on the cells (tables x columns) of the arrays laid out for one group of blocks (16 MB each)."""
+"""Cells (tables x columns) of one group of blocks, after which the running sums start again from 0:
+the bound on the arrays (16 MB each) of the numpy form the compiled loop replaced, kept so that
+every tail is the same to the last bit as it gave."""
 
 
 def binomial_masses(n: int, rates: np.ndarray) -> np.ndarray:
@@ -165,9 +167,10 @@ def _every_table(tables: _SortedTables, mass_a: np.ndarray, mass_b: np.ndarray) 
 def _by_blocks(order: np.ndarray, z: np.ndarray, ones_a: np.ndarray, ones_b: np.ndarray, first: np.ndarray,
                stop: np.ndarray, blocks: _Blocks) -> tuple[np.ndarray, np.ndarray]:
     """The largest tails, block by block (the running sums start again every :data:`CELLS_AT_ONCE` cells)."""
+    # Imported here: numba takes 0.15 s to import, and most audits never reach tables this many.
+    from faircode import _block_sums
+
     upper, lower = np.zeros(z.size), np.zeros(z.size)
-    from faircode import _block_sums  # imported here: numba costs 0.15 s to import, and most audits
-    #                                   never reach an exact interval this large
     per_group = max(1, CELLS_AT_ONCE // (z.size * blocks.width))
     box, asked = _block_sums.widened_boxes(first, stop, ones_a, ones_b, blocks.kept_a, blocks.kept_b, blocks.width)
     _block_sums.block_sums(order, z, ones_a, ones_b, first, stop, blocks.rows_a, blocks.rows_b, blocks.counts_a,
