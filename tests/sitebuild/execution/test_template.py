@@ -142,6 +142,39 @@ def test_kernels_forked_for_two_workers_run_numpy_scipy_and_sklearn_without_dead
         assert texts(result, 1) == ["solved True fitted True 2 2\n"]
 
 
+def test_a_template_that_preloads_numba_forks_kernels_with_its_compiler_set_up(tmp_path, notes):
+    """numba's first compiled call sets up LLVM; the template does it once, so a forked kernel
+    finds it done (numba's CPU target has its contexts) and a fresh one does not, and
+    compiled code runs in both."""
+    (tmp_path / "explainers").mkdir()
+    jobs = []
+    for n in (1, 2):  # a template serves builds of more than one page
+        path = tmp_path / "explainers" / f"compiled-{n}.md"
+        path.write_text(COMPILED_PAGE)
+        page = read_page(path, tmp_path)
+        jobs.append(ExecutionJob(slug=page.slug, rel_path=page.rel_path, root=str(tmp_path),
+                                 notebook=kernel_notebook(page), timeout=120))
+    fresh, forked = run_both(jobs, preload=Preload(required=("numpy", "numba")))
+    assert notes == []
+    for job in jobs:
+        assert "".join(texts(fresh[job.slug], 1)) == "set up before the page: False\ncompiled: 42\n"
+        assert "".join(texts(forked[job.slug], 1)) == "set up before the page: True\ncompiled: 42\n"
+
+
+COMPILED_PAGE = """---
+title: Compiled
+summary: s
+---
+
+```python
+import numba
+from numba.core import registry
+print("set up before the page:", "_toplevel_target_context" in vars(registry.cpu_target))
+print("compiled:", numba.njit(lambda value: value * 2)(21))
+```
+"""
+
+
 NUMERIC_PAGE = """---
 title: Numeric
 summary: s
