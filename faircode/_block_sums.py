@@ -49,7 +49,9 @@ def block_sums(order, z, ones_a, ones_b, first, stop, rows_a, rows_b, counts_a, 
 
     Written as a compiled loop because in numpy the same sums take some fifteen passes over
     the cells and readings, and no library sums the tails of a sorted statistic under many
-    columns.
+    columns. It is one function on purpose: split into compiled helpers for the box test, a
+    tie's sums and a tie's readings, the first ratio intervals of 100 v 99 took 1.1 s instead
+    of 0.5 s.
     """
     width = rows_a.shape[1]
     tables, count = z.size, asked.size
