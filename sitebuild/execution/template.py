@@ -7,6 +7,8 @@ the template, a template that died) starts its kernel normally; the reason is sa
 
 from __future__ import annotations
 
+import ast
+import functools
 import json
 import os
 import select
@@ -298,10 +300,16 @@ def kill_live_templates() -> None:
 def add_preload_record(deps: dict, record: dict, root: str) -> None:
     """Add to a page's ``deps`` report what the template's imports read before the fork:
     the variables (as they were then) and the files outside the installation (moved since
-    means changed), as a fresh kernel's tracer records them when the page imports."""
+    means changed), as a fresh kernel's tracer records them when the page imports. Left
+    out, as that tracer leaves them out: the template's own variables
+    (:data:`TEMPLATE_ONLY_ENVIRONMENT`, which a fresh kernel does not have) and those the
+    kernel machinery sets. A module that reads every variable (numba's import does) would
+    otherwise make its pages count as changed at every build."""
     env = deps.setdefault("env", {})
+    machinery, prefixes = _machinery_environment()
     for name, value in record.get("env", {}).items():
-        env.setdefault(name, value)
+        if name not in TEMPLATE_ONLY_ENVIRONMENT and name not in machinery and not name.startswith(prefixes):
+            env.setdefault(name, value)
     files = deps.setdefault("files", {})
     for path, state in record.get("files", {}).items():
         key = _record_name(path, root)
@@ -310,6 +318,22 @@ def add_preload_record(deps: dict, record: dict, root: str) -> None:
         now = _state(path)
         files[key] = ({"stat": None, "sha256": None, "changed": now is not None} if state is None
                       else {"stat": list(state), "sha256": None, "changed": now != list(state)})
+
+
+@functools.cache
+def _machinery_environment() -> tuple[frozenset[str], tuple[str, ...]]:
+    """The variables the kernel tracer never records (``_SB_MACHINERY_ENV`` and
+    ``_SB_MACHINERY_PREFIXES`` of kernel_setup.py, read from its text: that file runs in
+    the kernel, so it cannot be imported here, and the two must not drift apart)."""
+    tree = ast.parse(Path(__file__).with_name("kernel_setup.py").read_text(encoding="utf-8"))
+    values = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
+            if node.targets[0].id == "_SB_MACHINERY_ENV":  # frozenset((...))
+                values["names"] = frozenset(ast.literal_eval(node.value.args[0]))
+            elif node.targets[0].id == "_SB_MACHINERY_PREFIXES":
+                values["prefixes"] = tuple(ast.literal_eval(node.value))
+    return values["names"], values["prefixes"]
 
 
 def _record_name(path: str, root: str) -> str:

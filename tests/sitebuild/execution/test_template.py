@@ -27,6 +27,7 @@ from sitebuild.execution.kernels import _NOTED, NOTE_SINK
 from sitebuild.execution.template import (
     LEARNED_FILE,
     TEMPLATE_FAILED,
+    TEMPLATE_ONLY_ENVIRONMENT,
     Preload,
     Template,
     learned_preload,
@@ -159,6 +160,29 @@ def test_a_template_that_preloads_numba_forks_kernels_with_its_compiler_set_up(t
     for job in jobs:
         assert "".join(texts(fresh[job.slug], 1)) == "set up before the page: False\ncompiled: 42\n"
         assert "".join(texts(forked[job.slug], 1)) == "set up before the page: True\ncompiled: 42\n"
+        # numba's import reads every variable: the template's own must not join the record
+        assert set(TEMPLATE_ONLY_ENVIRONMENT).isdisjoint(forked[job.slug].trace["env"])
+
+
+def test_pages_forked_from_a_template_that_preloads_numba_are_cached_at_the_next_build(tmp_path):
+    """numba's import reads every variable, the template's own among them: a page must not
+    count as changed at every build for a variable only the template has."""
+    from site_helpers import site_config
+
+    from sitebuild.commands.build import run_build
+
+    (tmp_path / "explainers").mkdir()
+    (tmp_path / "site.yaml").write_text("preload: [numpy, numba]\n")
+    for n in (1, 2):
+        (tmp_path / "explainers" / f"compiled-{n}.md").write_text(
+            f"---\ntitle: Compiled {n}\nsummary: s\n---\n\n```python\nimport numba\nprint({n})\n```\n")
+    config = site_config(tmp_path, jobs=2)
+    first = run_build(config)
+    assert first.ok and first.executed == 2, [str(p) for p in first.problems]
+    (tmp_path / "explainers" / "compiled-1.md").write_text(
+        (tmp_path / "explainers" / "compiled-1.md").read_text() + "\nA sentence more.\n")
+    second = run_build(config)
+    assert second.ok and second.executed == 0 and second.cached == 2
 
 
 COMPILED_PAGE = """---
