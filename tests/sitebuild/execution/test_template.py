@@ -81,6 +81,19 @@ def project(root, pages: int = 1):
     return jobs
 
 
+def two_page_site(root, site_yaml: str, stem: str, code: str):
+    """The config of a site at ``root`` (built with two jobs) with ``site_yaml`` and two pages
+    ``{stem}-1`` and ``{stem}-2``, each running ``code`` and printing its number."""
+    from site_helpers import site_config
+
+    (root / "explainers").mkdir()
+    (root / "site.yaml").write_text(site_yaml + "\n")
+    for n in (1, 2):
+        (root / "explainers" / f"{stem}-{n}.md").write_text(
+            f"---\ntitle: {stem} {n}\nsummary: s\n---\n\n```python\n{code}\nprint({n})\n```\n")
+    return site_config(root, jobs=2)
+
+
 @pytest.fixture
 def notes():
     """What the kernels say once in the build output, collected here."""
@@ -167,16 +180,9 @@ def test_a_template_that_preloads_numba_forks_kernels_with_its_compiler_set_up(t
 def test_pages_forked_from_a_template_that_preloads_numba_are_cached_at_the_next_build(tmp_path):
     """numba's import reads every variable, the template's own among them: a page must not
     count as changed at every build for a variable only the template has."""
-    from site_helpers import site_config
-
     from sitebuild.commands.build import run_build
 
-    (tmp_path / "explainers").mkdir()
-    (tmp_path / "site.yaml").write_text("preload: [numpy, numba]\n")
-    for n in (1, 2):
-        (tmp_path / "explainers" / f"compiled-{n}.md").write_text(
-            f"---\ntitle: Compiled {n}\nsummary: s\n---\n\n```python\nimport numba\nprint({n})\n```\n")
-    config = site_config(tmp_path, jobs=2)
+    config = two_page_site(tmp_path, "preload: [numpy, numba]", "compiled", "import numba")
     first = run_build(config)
     assert first.ok and first.executed == 2, [str(p) for p in first.problems]
     (tmp_path / "explainers" / "compiled-1.md").write_text(
@@ -346,16 +352,9 @@ def test_the_learned_preload_is_kept_for_the_next_build(tmp_path):
 
 
 def test_a_build_with_preload_learned_learns_what_its_pages_imported(tmp_path):
-    from site_helpers import site_config
-
     from sitebuild.commands.build import run_build
 
-    (tmp_path / "explainers").mkdir()
-    (tmp_path / "site.yaml").write_text("preload: learned\n")
-    for n in (1, 2):
-        (tmp_path / "explainers" / f"learn-{n}.md").write_text(
-            f"---\ntitle: Learn {n}\nsummary: s\n---\n\n```python\nimport scipy.special\nprint({n})\n```\n")
-    config = site_config(tmp_path, jobs=2)
+    config = two_page_site(tmp_path, "preload: learned", "learn", "import scipy.special")
     summary = run_build(config)
     assert summary.ok, [str(p) for p in summary.problems]
     learned = learned_preload(config.cache_dir)
