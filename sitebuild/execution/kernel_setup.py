@@ -43,6 +43,11 @@ _SB_SPAWN_EVENTS = ("subprocess.Popen", "os.system", "os.exec", "os.posix_spawn"
 _SB_MACHINERY_ENV = frozenset(("TERM", "PAGER", "GIT_PAGER", "CLICOLOR", "CLICOLOR_FORCE", "FORCE_COLOR",
                                "PYDEVD_USE_FRAME_EVAL", "PWD", "OLDPWD", "SHLVL", "_"))
 _SB_MACHINERY_PREFIXES = ("JPY_",)
+# Installed modules that walk the whole environment but use only the variables of one prefix:
+# their walk reads those variables only. numba's config walks it at import for NUMBA_*; counted
+# whole, every variable of the shell would re-run each page that reaches numba (through
+# faircode's exact intervals). template_server.py holds the same table for the template's imports.
+_SB_PREFIX_WALKERS = {"numba.core.config": "NUMBA_"}
 # What the C library reads without os.environ (time zone, locale): in every page's record.
 _SB_LOCALE_ENV = ("TZ", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_NUMERIC", "LC_TIME", "LC_COLLATE",
                   "LC_MONETARY", "LC_MESSAGES", "LC_PAPER", "LC_NAME", "LC_ADDRESS", "LC_TELEPHONE",
@@ -446,6 +451,20 @@ def _sb_env_read(key, value):
         _sb_keep("env", name, None if value is None else _sb_os.fsdecode(value))
 
 
+def _sb_walker_prefix():
+    """The prefix of the variables the module walking the environment uses, when it is one
+    of :data:`_SB_PREFIX_WALKERS` (a few frames up); else None (the walk reads them all)."""
+    frame = _sb_sys._getframe(2)
+    for _ in range(8):
+        if frame is None:
+            return None
+        prefix = _SB_PREFIX_WALKERS.get(frame.f_globals.get("__name__"))
+        if prefix is not None:
+            return prefix
+        frame = frame.f_back
+    return None
+
+
 def _sb_env_set(key):
     name = _sb_os.fsdecode(key) if isinstance(key, bytes) else key
     if name not in _SB_ENV:
@@ -463,7 +482,9 @@ class _SbEnviron(dict):
         except KeyError:
             _sb_env_read(key, None)
             raise
-        _sb_env_read(key, value)
+        prefix = _sb_walker_prefix()  # a walk reads each variable by [] too
+        if prefix is None or _sb_os.fsdecode(key).startswith(prefix):
+            _sb_env_read(key, value)
         return value
 
     def get(self, key, default=None):
@@ -478,8 +499,10 @@ class _SbEnviron(dict):
         return found
 
     def _read_all(self):
+        prefix = _sb_walker_prefix()
         for key in dict.keys(self):
-            _sb_env_read(key, dict.__getitem__(self, key))
+            if prefix is None or _sb_os.fsdecode(key).startswith(prefix):
+                _sb_env_read(key, dict.__getitem__(self, key))
 
     def __iter__(self):
         self._read_all()

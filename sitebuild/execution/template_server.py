@@ -37,6 +37,9 @@ _KERNEL_MODULES = ("ipykernel.kernelapp", "ipykernel.ipkernel", "ipykernel.debug
 #: that its forked kernels start with it done: numba's first compiled call sets up LLVM (0.2 s,
 #: paid by every page whose exact intervals reach faircode's compiled tail sums).
 _WARM_UPS = {"numba": "import numba\nnumba.njit(cache=False)(lambda value: value + 1)(1)\n"}
+#: As kernel_setup.py's table: modules whose walk of the whole environment uses one prefix's
+#: variables only, so their walk reads those only (a test keeps the two tables equal).
+_PREFIX_WALKERS = {"numba.core.config": "NUMBA_"}
 _ENV_READS = {}    # name -> value at the first read during the preload (None: not set)
 _FILE_READS = {}   # absolute path -> [size, mtime_ns, ctime_ns, ino, dev] at first open, or None (absent)
 _CHILDREN = {}     # pid -> pidfd (or None where pidfds are missing)
@@ -87,6 +90,20 @@ def _audit(event, args):
             pass
 
 
+def _walker_prefix():
+    """The prefix of the variables that a module of :data:`_PREFIX_WALKERS` a few frames up
+    uses (it is walking the environment), else "" (every name starts with it)."""
+    frame = _sys._getframe(2)
+    for _ in range(8):
+        if frame is None:
+            return ""
+        prefix = _PREFIX_WALKERS.get(frame.f_globals.get("__name__"))
+        if prefix is not None:
+            return prefix
+        frame = frame.f_back
+    return ""
+
+
 def _watch_environment():
     """Record the variables read while preloading; returns the undo."""
     environ_type = type(_os.environ)
@@ -99,7 +116,7 @@ def _watch_environment():
             if self is _os.environ and _RECORDING[0]:
                 _ENV_READS.setdefault(key, None)
             raise
-        if self is _os.environ and _RECORDING[0]:
+        if self is _os.environ and _RECORDING[0] and key.startswith(_walker_prefix()):
             _ENV_READS.setdefault(key, value)
         return value
 

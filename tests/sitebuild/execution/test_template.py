@@ -156,10 +156,13 @@ def test_kernels_forked_for_two_workers_run_numpy_scipy_and_sklearn_without_dead
         assert texts(result, 1) == ["solved True fitted True 2 2\n"]
 
 
-def test_a_template_that_preloads_numba_forks_kernels_with_its_compiler_set_up(tmp_path, notes):
+def test_a_template_that_preloads_numba_forks_kernels_with_its_compiler_set_up(tmp_path, notes, monkeypatch):
     """numba's first compiled call sets up LLVM; the template does it once, so a forked kernel
     finds it done (numba's CPU target has its contexts) and a fresh one does not, and
-    compiled code runs in both."""
+    compiled code runs in both. numba's import walks the whole environment for its NUMBA_*
+    variables: in both kernels that walk reads those only, not every variable of the shell."""
+    monkeypatch.setenv("UNRELATED_TO_THE_PAGE", "any value")
+    monkeypatch.setenv("NUMBA_DISABLE_PERFORMANCE_WARNINGS", "1")
     (tmp_path / "explainers").mkdir()
     jobs = []
     for n in (1, 2):  # a template serves builds of more than one page
@@ -173,8 +176,25 @@ def test_a_template_that_preloads_numba_forks_kernels_with_its_compiler_set_up(t
     for job in jobs:
         assert "".join(texts(fresh[job.slug], 1)) == "set up before the page: False\ncompiled: 42\n"
         assert "".join(texts(forked[job.slug], 1)) == "set up before the page: True\ncompiled: 42\n"
-        # numba's import reads every variable: the template's own must not join the record
+        for result in (fresh[job.slug], forked[job.slug]):
+            assert result.trace["env"].get("NUMBA_DISABLE_PERFORMANCE_WARNINGS") == "1"
+            assert "UNRELATED_TO_THE_PAGE" not in result.trace["env"]
         assert set(TEMPLATE_ONLY_ENVIRONMENT).isdisjoint(forked[job.slug].trace["env"])
+
+
+def test_the_template_and_the_kernel_tracer_know_the_same_prefix_walkers():
+    """Both standalone scripts hold the table of modules whose environment walks read one
+    prefix's variables; they must agree, or a forked page's record would differ from a fresh one's."""
+    import ast
+
+    def table(file: str, name: str) -> dict:
+        tree = ast.parse((REPO / "sitebuild" / "execution" / file).read_text(encoding="utf-8"))
+        found = [node.value for node in tree.body if isinstance(node, ast.Assign)
+                 and isinstance(node.targets[0], ast.Name) and node.targets[0].id == name]
+        return ast.literal_eval(found[0])
+
+    assert table("kernel_setup.py", "_SB_PREFIX_WALKERS") == table("template_server.py", "_PREFIX_WALKERS")
+    assert table("kernel_setup.py", "_SB_PREFIX_WALKERS") == {"numba.core.config": "NUMBA_"}
 
 
 def test_pages_forked_from_a_template_that_preloads_numba_are_cached_at_the_next_build(tmp_path):
