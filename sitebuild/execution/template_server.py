@@ -368,11 +368,11 @@ def _main(address, preload):
     undo = _watch_environment()
     try:
         error = _preload(preload.get("required", []), preload.get("optional", []))
+        if not error:  # recorded too: what it reads (numba's first compile reads PYCHARM_HOSTED)
+            _warm_up()  # a fresh kernel reads at the page's first compiled call
     finally:
         _RECORDING[0] = False
         undo()
-    if not error:
-        _warm_up()
     if not error and _threads() > 1:
         error = f"{_threads() - 1} thread(s) run in the template after its imports (forking would copy them dead)"
     import gc

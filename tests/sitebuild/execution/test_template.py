@@ -160,7 +160,8 @@ def test_a_template_that_preloads_numba_forks_kernels_with_its_compiler_set_up(t
     """numba's first compiled call sets up LLVM; the template does it once, so a forked kernel
     finds it done (numba's CPU target has its contexts) and a fresh one does not, and
     compiled code runs in both. numba's import walks the whole environment for its NUMBA_*
-    variables: in both kernels that walk reads those only, not every variable of the shell."""
+    variables: in both kernels that walk reads those only, not every variable of the shell;
+    and the forked page's record holds every variable the fresh one's does."""
     monkeypatch.setenv("UNRELATED_TO_THE_PAGE", "any value")
     monkeypatch.setenv("NUMBA_DISABLE_PERFORMANCE_WARNINGS", "1")
     (tmp_path / "explainers").mkdir()
@@ -180,6 +181,9 @@ def test_a_template_that_preloads_numba_forks_kernels_with_its_compiler_set_up(t
             assert result.trace["env"].get("NUMBA_DISABLE_PERFORMANCE_WARNINGS") == "1"
             assert "UNRELATED_TO_THE_PAGE" not in result.trace["env"]
         assert set(TEMPLATE_ONLY_ENVIRONMENT).isdisjoint(forked[job.slug].trace["env"])
+        # What the first compile reads (colorama's PYCHARM_HOSTED, when numba words a typing
+        # error), done by the template's warm-up, is in the forked page's record as in a fresh one's.
+        assert fresh[job.slug].trace["env"].items() <= forked[job.slug].trace["env"].items()
 
 
 def test_the_template_and_the_kernel_tracer_know_the_same_prefix_walkers():
