@@ -368,8 +368,10 @@ def _main(address, preload):
     undo = _watch_environment()
     try:
         error = _preload(preload.get("required", []), preload.get("optional", []))
-        if not error:  # recorded too: what it reads (numba's first compile reads PYCHARM_HOSTED)
-            _warm_up()  # a fresh kernel reads at the page's first compiled call
+        # Recorded as the imports are: a fresh kernel makes these reads at the page's first
+        # compiled call (numba's first compile reads PYCHARM_HOSTED, for one).
+        if not error:
+            _warm_up()
     finally:
         _RECORDING[0] = False
         undo()
