@@ -37,7 +37,6 @@ from sitebuild.store.stamp import (
     fingerprint,
     generated_digest,
     read_site_files,
-    site_states,
     write_recorded_inputs,
     write_site_files,
     write_stamp,
@@ -508,12 +507,12 @@ def render_and_write(config: BuildConfig, pages: tuple[Page, ...], executions: E
                        annotations=marks, root=config.root, provenance=provenance, reused=reused, kept=kept,
                        bytecode_dir=config.cache_dir / "templates", highlights=highlights,
                        resident=resident.render if resident is not None else None)
-    write_site(site, config.out, config.templates / "static")
+    states = write_site(site, config.out, config.templates / "static", renders.kept_states())
     held = time.monotonic()
     if on_written is not None:
         on_written(checked.problems)
     held = time.monotonic() - held
-    written = WrittenSite(_frozen(site_states(config.out)), held)
+    written = WrittenSite(_frozen(states), held)
     write_site_files(config.cache_dir, written.files)
     renders.save()
     highlights.save((b.source, b.language) for p in built for b in p.blocks)

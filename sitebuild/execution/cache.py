@@ -15,9 +15,12 @@ The index, the package sets and the file hashes are memos (:mod:`sitebuild.store
 of the cache's format: an engine edit that leaves the execution code as it was keeps
 them (each entry says itself which execution code made it).
 
-A process that builds again and again (the preview) keeps the entries it decoded in
-memory (:class:`ResidentEntries`), each with the state of its file: a rebuild decodes only
-the entries whose files changed, and still checks every dependency of each."""
+Decoding an entry (its JSON, its records, its outputs) costs more than checking it, so
+each entry is decoded once: the decoded entries are kept, each with the state its file
+had, on a shelf (:mod:`sitebuild.store.shelf`, under ``decoded/``, of this engine's
+version), and a build decodes again only the entries whose files changed. Every
+dependency of each entry is still checked on every build. A process that builds again
+and again (the preview) keeps that shelf in memory too (:class:`ResidentEntries`)."""
 
 from __future__ import annotations
 
@@ -34,7 +37,8 @@ from sitebuild.execution.executed import ClaimValue, ExecutedPage, InlineValue
 from sitebuild.execution.outputs import Output
 from sitebuild.source.read import Page
 from sitebuild.store.files import CACHE_MARKER, is_racy, path_state, write_text_atomic
-from sitebuild.store.memo import Memo
+from sitebuild.store.memo import Memo, engine_version
+from sitebuild.store.shelf import ResidentValues, Shelf
 
 CACHE_FORMAT = 3
 #: The entries, one file per page execution, named by its key.
@@ -45,6 +49,8 @@ HASHES_FILE = "file-hashes.json"
 PACKAGE_SETS_DIR = "package-sets"
 #: The memo naming each page's latest entry.
 INDEX_FILE = "index.json"
+#: The shelf of decoded entries, by key: (the state of the entry's file, entry, result).
+DECODED_DIR = "decoded"
 
 
 class ForeignEntry(Exception):
@@ -101,12 +107,13 @@ def _all_text(mapping: dict) -> bool:
 
 @dataclass
 class ResidentEntries:
-    """The cache entries that the builds of one process share in memory: by key, each
-    entry as read (its ``deps`` decoded) and its result decoded, with the state its file
-    had (an entry whose file is in another state now is read again); and the package sets
-    by digest (named by their contents). Nothing taken from here is ever changed."""
+    """The cache entries that the builds of one process share in memory: the shelf of
+    decoded entries (by key, the state the entry's file had, the entry with its ``deps``
+    decoded, and its result; an entry whose file is in another state now is read again)
+    and the package sets by digest (named by their contents). Nothing taken from here is
+    ever changed."""
 
-    entries: dict[str, tuple[list[int], dict, ExecutedPage]] = field(default_factory=dict)
+    decoded: ResidentValues = field(default_factory=ResidentValues)
     package_sets: dict[str, tuple] = field(default_factory=dict)
 
 
@@ -130,7 +137,9 @@ class ExecutionCache:
         self.engine = engine
         self.context = CheckContext(self.hasher, self.env)
         self.package_sets_dir = cache_dir / PACKAGE_SETS_DIR
-        self.resident = resident
+        self.decoded = Shelf(cache_dir / DECODED_DIR, f"decoded execution entries {CACHE_FORMAT}", engine_version(),
+                             resident.decoded if resident is not None else None)
+        self.newly_decoded: dict[str, tuple[list[int], dict, ExecutedPage]] = {}
         self.looked_up: set[str] = set()
         self.package_sets: dict[str, tuple] = resident.package_sets if resident is not None else {}
 
@@ -163,18 +172,21 @@ class ExecutionCache:
         return entry
 
     def _cached_entry(self, key: str) -> tuple[dict, ExecutedPage] | None:
-        """The entry of ``key`` (see :meth:`_entry`) and its result as a cached execution
-        (its ``deps`` as stored); from memory while its file is in the state it was read in."""
+        """The entry of ``key`` (see :meth:`_entry`: its ``deps`` and ``package_set``) and
+        its result as a cached execution (its ``deps`` as stored); from the shelf of decoded
+        entries while its file is in the state it was decoded in."""
         self.looked_up.add(key)
-        state = path_state(self.entry_path(key)) if self.resident is not None else None
-        if state is not None and key in self.resident.entries and self.resident.entries[key][0] == state:
-            return self.resident.entries[key][1:]
+        state = path_state(self.entry_path(key))
+        known = self.decoded.get(key)
+        if state is not None and isinstance(known, tuple) and len(known) == 3 and known[0] == state:
+            return known[1], known[2]
         entry = self._entry(key)
         if entry is None:
             return None
         result = _decode(entry["result"], status="cached", deps=entry["deps"], digest=entry.get("digest", ""))
-        if state is not None and not is_racy(state):
-            self.resident.entries[key] = (state, entry, result)
+        entry = {"deps": entry["deps"], "package_set": entry["package_set"]}  # what a lookup reads
+        if state is not None and not is_racy(state):  # a state this recent may not tell a later write
+            self.newly_decoded[key] = (state, entry, result)
         return entry, result
 
     def _package_set(self, digest: str) -> tuple:
@@ -249,11 +261,12 @@ class ExecutionCache:
         return stored_result
 
     def save(self) -> None:
-        """Persist the file-hash memo and the page index (atomically) if they changed; the
-        memory of this process keeps the entries this build looked up, no others."""
-        if self.resident is not None:
-            self.resident.entries = {key: known for key, known in self.resident.entries.items()
-                                     if key in self.looked_up}
+        """Persist the file-hash memo and the page index (atomically) if they changed, and
+        the entries decoded in this build; the shelf of decoded entries keeps those this
+        build looked up and each page's latest, no others."""
+        self.decoded.put_many(self.newly_decoded)
+        self.newly_decoded = {}
+        self.decoded.keep_only(self.looked_up | {key for key in self.index.values() if isinstance(key, str)})
         if self.hasher.changed:
             self.hashes_memo.save(self.hasher.memo)
             self.hasher.changed = False

@@ -546,6 +546,11 @@ class Deps:
     records: Mapping[str, tuple[Record, ...]] = field(default_factory=lambda: _frozen({}))
     inputs: tuple[tuple[str, str | None], ...] = ()
 
+    def __reduce__(self):
+        # Pickled (the shelf of decoded entries) without the read-only view pickle cannot
+        # take, and without what was worked out from it (``reads``).
+        return _deps_from_parts, (self.engine, dict(self.records), self.inputs)
+
     def of_kind(self, kind: type[Record]) -> tuple[Record, ...]:
         """The records of one kind."""
         return self.records.get(kind.kind, ())
@@ -664,6 +669,10 @@ class Deps:
                 records[kind] = decode_section(kind, data[kind])
         inputs = tuple(sorted(dict(data.get("inputs", {})).items()))
         return cls(data["engine"], _frozen(records), inputs)
+
+
+def _deps_from_parts(engine: str, records: dict, inputs: tuple) -> Deps:
+    return Deps(engine, _frozen(records), inputs)
 
 
 #: Sections already decoded, by kind and contents: records are frozen, so entries whose

@@ -10,9 +10,11 @@ import shutil
 import signal
 import time
 from pathlib import Path
+from typing import Mapping
 
 from sitebuild.output.folders import OUTPUT_MARKER, mark
 from sitebuild.render.render import RenderedSite
+from sitebuild.store.stamp import output_state
 
 
 def _static_files(static: Path | None) -> dict[str, bytes]:
@@ -32,15 +34,19 @@ def _unchanged(previous: Path, content: bytes) -> bool:
         return False
 
 
-def _fill(folder: Path, site: RenderedSite, static: Path | None, last: Path | None = None) -> int:
-    """Write every file of the site into ``folder``; return how many were linked. A file
-    whose bytes equal those of the same file in ``last`` (the site being replaced), and
-    each file the site keeps as it is, is a hard link to it instead of a copy: no build
-    ever writes into a file of a site, it always writes a new folder, so the two names can
-    never diverge by a later write."""
+def _fill(folder: Path, site: RenderedSite, static: Path | None, last: Path | None = None,
+          known: Mapping[str, list[int]] | None = None) -> dict[str, list[int]]:
+    """Write every file of the site into ``folder``; return the :func:`output_state` of
+    each (by its path in the site). A file whose bytes equal those of the same file in
+    ``last`` (the site being replaced), and each file the site keeps as it is, is a hard
+    link to it instead of a copy: no build ever writes into a file of a site, it always
+    writes a new folder, so the two names can never diverge by a later write. A link has
+    the state of the file it links to (the state leaves out the change time), so a kept
+    file whose state ``known`` gives (by its path) is not looked at again."""
     files = {**_static_files(static), **site.files}
-    made, linked = {str(folder)}, 0
+    made, states = {str(folder)}, {}
     base = str(folder)
+    known = known or {}
 
     def target_of(rel: str) -> str:
         target = os.path.join(base, rel)
@@ -56,25 +62,32 @@ def _fill(folder: Path, site: RenderedSite, static: Path | None, last: Path | No
         target = target_of(rel)
         try:
             os.link(kept, target)
-            linked += 1
+            state = known.get(os.fspath(kept))
         except OSError:  # no hard links here (or a link limit): copy it
             shutil.copyfile(kept, target)
+            state = None
+        states[rel] = state or output_state(target)
     for rel, content in files.items():
         target = target_of(rel)
         if last is not None and _unchanged(last / rel, content):
             try:
                 os.link(last / rel, target)
-                linked += 1
+                states[rel] = output_state(target)
                 continue
             except OSError:  # a file system without hard links, or a link limit: write it
                 pass
         with open(target, "wb") as stream:
             stream.write(content)
-    return linked
+        states[rel] = output_state(target)
+    return states
 
 
-def write_site(site: RenderedSite, out: Path, static: Path | None = None) -> None:
-    """Replace ``out`` with ``site`` (plus the files of ``static`` under ``static/``)."""
+def write_site(site: RenderedSite, out: Path, static: Path | None = None,
+               known: Mapping[str, list[int]] | None = None) -> dict[str, list[int]]:
+    """Replace ``out`` with ``site`` (plus the files of ``static`` under ``static/``);
+    return the :func:`output_state` of every file of the new site, the engine's marker
+    included, by its path there. ``known`` gives the states of files of the last site the
+    new one keeps, by their paths (see :func:`_fill`)."""
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.parent / f"{out.name}.tmp-new-{os.getpid()}"
     # Unique per swap: a preview rebuilds in the same process while the last replaced site
@@ -84,7 +97,8 @@ def write_site(site: RenderedSite, out: Path, static: Path | None = None) -> Non
     try:
         tmp.mkdir()
         mark(tmp, OUTPUT_MARKER)
-        _fill(tmp, site, static, out if (out / OUTPUT_MARKER).is_file() else None)
+        states = _fill(tmp, site, static, out if (out / OUTPUT_MARKER).is_file() else None, known)
+        states[OUTPUT_MARKER] = output_state(tmp / OUTPUT_MARKER)
     except OSError as error:  # named by the output folder, not by the temporary one
         shutil.rmtree(tmp, ignore_errors=True)
         raise OSError(error.errno, error.strerror, str(out)) from error
@@ -93,6 +107,7 @@ def write_site(site: RenderedSite, out: Path, static: Path | None = None) -> Non
         raise
     _swap(tmp, out, old)
     remove_in_background(old)
+    return states  # a rename moves no file: each keeps its state
 
 
 def _swap(new: Path, out: Path, old: Path) -> None:

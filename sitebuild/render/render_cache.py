@@ -120,6 +120,13 @@ class RenderCache:
         return {key: self.out / _file_name(key) for key, signature in signatures.items()
                 if self.keys.get(key) == signature and self.listings.has(_file_name(key))}
 
+    def kept_states(self) -> dict[str, list[int]]:
+        """The states of the files of the last site found as the last build wrote them, by
+        their paths (joined as :meth:`kept_downloads` and :meth:`reusable` join them)."""
+        states, written = self.listings.states or {}, self.listings.written or {}
+        return {os.path.join(self.listings.base, rel): state for rel, state in states.items()
+                if state is not None and state == written.get(rel)}
+
     def kept_downloads(self, downloads: dict[str, list[str]]) -> dict[str, str]:
         """The files of the last site that each page's downloads (slug -> paths in the site)
         can be taken from: those of a page whose signature, covering them, is unchanged

@@ -138,6 +138,24 @@ class Shelf:
         if self.resident is not None:
             self.resident.values[name] = value
 
+    def put_many(self, values: dict[str, object]) -> None:
+        """Store several values: each in a file of its own when they are few, else in a new
+        pack (the values packed already and these), so that storing hundreds writes one file."""
+        if len(values) <= COMPACT_AFTER:
+            for name, value in values.items():
+                self.put(name, value)
+            return
+        pack = {**self._pack_values(), **values}
+        write_bytes_atomic(self.folder / PACK, self._dumps(None, pack))
+        self._pack, self._pack_unusable = pack, False
+        singles = self._single_names()
+        for name in values:  # an older value beside the pack would win over the new one
+            if self._file_name(name) in singles:
+                (self.folder / self._file_name(name)).unlink(missing_ok=True)
+                singles.discard(self._file_name(name))
+        if self.resident is not None:
+            self.resident.values.update(values)
+
     def keep_only(self, names: set[str]) -> None:
         """Forget every name not in ``names``; write a new pack when it is due. A resident
         shelf told to keep the same names as last time only looks whether a pack is due

@@ -6,6 +6,7 @@ an edit of the code or of a file the page reads affects. Real kernels, real file
 from __future__ import annotations
 
 import dataclasses
+import json
 import pickle
 import re
 import time
@@ -122,10 +123,11 @@ def test_a_build_never_changes_what_it_takes_from_memory(root):
     assert pickle.dumps(page) == pickle.dumps(read_page(alpha, root)), "the parsed page is as parsed"
     assert resident.quotes.values["explainers/alpha.md"] is quotes, "its check was taken from memory"
     assert pickle.dumps(quotes) == quotes_before
-    [(state, entry, result)] = resident.entries.entries.values()
-    from sitebuild.execution.cache import _decode
+    [(key, (state, entry, result))] = resident.entries.decoded.values.items()
+    from sitebuild.execution.cache import PAGES_DIR, _decode
 
-    fresh = _decode(entry["result"], status="cached", deps=None, digest=entry["digest"])
+    stored = json.loads((root / ".cache" / "sitebuild" / PAGES_DIR / f"{key}.json").read_text(encoding="utf-8"))
+    fresh = _decode(stored["result"], status="cached", deps=None, digest=stored["digest"])
     assert pickle.dumps(dataclasses.replace(result, deps=None)) == pickle.dumps(fresh)
 
 

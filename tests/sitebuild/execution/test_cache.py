@@ -1,6 +1,7 @@
 """The cache key holds code and options, not prose; entries are checked against the
 hashes of what the page read (as the kernel records it) and say why they went stale; a
-corrupt entry is discarded with a warning."""
+corrupt entry is discarded with a warning; an entry is decoded again only when its file
+changed."""
 
 from __future__ import annotations
 
@@ -9,11 +10,14 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from sitebuild.execution.cache import ExecutionCache, page_key
+from sitebuild.execution.cache import CACHE_FORMAT, DECODED_DIR, ExecutionCache, page_key
 from sitebuild.execution.deps import FileHasher, Package, code_digest
 from sitebuild.execution.executed import ExecutedPage, InlineValue
 from sitebuild.execution.outputs import Output
 from sitebuild.source.read import read_page
+from sitebuild.store.files import FINE_RACY_NS, path_state
+from sitebuild.store.memo import engine_version
+from sitebuild.store.shelf import Shelf
 
 PAGE = "---\ntitle: T\nsummary: S\n---\n\n{prose}\n\n```python{options}\nprint(open('data.txt').read())\n```\n"
 
@@ -173,3 +177,49 @@ def test_entries_share_one_file_of_package_states_and_a_missing_one_reruns_the_p
     sets[0].unlink()
     missing = open_cache(tmp_path).lookup(pages[1])
     assert missing.page is None and "package set" in missing.warnings[0] and "re-run" in missing.warnings[0]
+
+
+def entry_state(cache: ExecutionCache, page) -> list[int]:
+    """The entry file's state once it is old enough to vouch for what is decoded from it."""
+    path = cache.entry_path(page_key(page))
+    time.sleep(FINE_RACY_NS / 1e9)
+    return path_state(path)
+
+
+def test_an_entry_is_decoded_once_and_again_only_when_its_file_changes(tmp_path):
+    (tmp_path / "data.txt").write_text("one")
+    page = make_page(tmp_path)
+    cache = open_cache(tmp_path)
+    cache.store(page, result(tmp_path))
+    state = entry_state(cache, page)
+    first = open_cache(tmp_path)
+    assert first.lookup(page).page.blocks[1][0].text == "hello\n"
+    first.save()
+    shelf = Shelf(tmp_path / "cache" / DECODED_DIR, f"decoded execution entries {CACHE_FORMAT}", engine_version())
+    kept_state, _, kept = shelf.get(page_key(page))
+    assert kept_state == state and kept.blocks[1][0].text == "hello\n", "kept with its file's state"
+
+    # The file rewritten (another output, as another engine run would leave it): decoded afresh.
+    entry = cache.entry_path(page_key(page))
+    entry.write_text(entry.read_text().replace('"hello\\n"', '"hello again\\n"'))
+    entry_state(cache, page)
+    second = open_cache(tmp_path)
+    assert second.lookup(page).page.blocks[1][0].text == "hello again\n"
+    second.save()
+    assert Shelf(tmp_path / "cache" / DECODED_DIR, f"decoded execution entries {CACHE_FORMAT}",
+                 engine_version()).get(page_key(page))[2].blocks[1][0].text == "hello again\n"
+
+
+def test_a_damaged_shelf_of_decoded_entries_is_ignored(tmp_path):
+    (tmp_path / "data.txt").write_text("one")
+    page = make_page(tmp_path)
+    cache = open_cache(tmp_path)
+    cache.store(page, result(tmp_path))
+    entry_state(cache, page)
+    first = open_cache(tmp_path)
+    first.lookup(page)
+    first.save()
+    for path in (tmp_path / "cache" / DECODED_DIR).iterdir():
+        path.write_bytes(b"not a pickle")
+    found = open_cache(tmp_path).lookup(page)
+    assert found.page is not None and found.page.blocks[1][0].text == "hello\n" and not found.warnings

@@ -13,7 +13,14 @@ import pytest
 
 from sitebuild.checks import figure_contrast
 from sitebuild.commands.steps import steps_memo
-from sitebuild.execution.cache import ExecutionCache, hashes_memo, index_memo, package_set_memo, packages_digest
+from sitebuild.execution.cache import (
+    DECODED_DIR,
+    ExecutionCache,
+    hashes_memo,
+    index_memo,
+    package_set_memo,
+    packages_digest,
+)
 from sitebuild.execution.deps import PACKAGE_VERSIONS_FILE, package_table
 from sitebuild.execution.order import feeds_of, load_feeds, save_feeds
 from sitebuild.execution.template import LEARNED_FILE, learned_preload, remember_preload
@@ -194,6 +201,12 @@ def _parsed(tmp: Path) -> Path:
     return single
 
 
+def _decoded(tmp: Path) -> Path:
+    ExecutionCache(tmp / "cache", _root(tmp)).decoded.put("0" * 64, ("state", "entry", "result"))
+    [single] = (tmp / "cache" / DECODED_DIR).glob("*.pickle")
+    return single
+
+
 def _quotes(tmp: Path) -> Path:
     QuoteMemo(tmp / "cache").shelf.put("explainers/p.md", ("key", "quotes"))
     [single] = (tmp / "cache" / "quotes").glob("*.pickle")
@@ -217,6 +230,7 @@ MEMOS: dict[str, MemoCase] = {
     "step checks": (_steps, lambda tmp: steps_memo(tmp / "cache" / "steps.json").load({})),
     "scripts": (_scripts, lambda tmp: scripts_memo(tmp / "cache" / "scripts.json", "engine-1").load({})),
     "parsed pages": (_parsed, lambda tmp: _parsed_shelf(tmp).get(str(tmp / "explainers" / "p.md"))),
+    "decoded entries": (_decoded, lambda tmp: ExecutionCache(tmp / "cache", _root(tmp)).decoded.get("0" * 64)),
     "quote checks": (_quotes, lambda tmp: QuoteMemo(tmp / "cache").shelf.get("explainers/p.md")),
 }
 

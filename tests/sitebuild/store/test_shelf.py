@@ -73,3 +73,21 @@ def test_another_version_or_a_damaged_file_counts_as_missing_and_is_replaced(tmp
     damaged.put("page-1", "again")
     damaged.keep_only({"page-1"})
     assert Shelf(tmp_path, 1, "v2").get("page-1") == "again"
+
+
+def test_many_values_stored_at_once_make_one_pack_and_replace_older_singles(tmp_path):
+    shelf = packed(tmp_path, lambda name: "old")
+    shelf.put("page-1", "single")  # beside the pack: it would win over a packed value
+    many = {f"new-{i}": i for i in range(COMPACT_AFTER + 1)} | {"page-1": "new"}
+    shelf.put_many(many)
+    assert files(tmp_path) == [PACK], "storing many at once writes the pack, and no file beside it"
+    again = Shelf(tmp_path, 1, "v1")
+    assert again.get("page-1") == "new" and again.get("page-2") == "old" and again.get("new-3") == 3
+
+
+def test_few_values_stored_at_once_sit_beside_the_pack(tmp_path):
+    packed(tmp_path)
+    shelf = Shelf(tmp_path, 1, "v1")
+    shelf.put_many({"page-1": "edited", "page-2": "edited too"})
+    assert len(files(tmp_path)) == 3
+    assert Shelf(tmp_path, 1, "v1").get("page-2") == "edited too"
