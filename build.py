@@ -79,6 +79,10 @@ def _version() -> str:
         return "unknown (not installed: pip install -e .)"
 
 
+ROOT_HELP = ("project root: site.yaml, the kernels' working folder, the base of relative paths "
+             "(default: the folder of build.py)")
+
+
 def _add_build_options(parser: argparse.ArgumentParser, command: str) -> None:
     parser.add_argument("--source", default="explainers", help="folder of explainers (*.md)")
     parser.add_argument("--out", default="site", help=OUT_HELP[command])
@@ -91,9 +95,7 @@ def _add_build_options(parser: argparse.ArgumentParser, command: str) -> None:
                         help="seconds per page, overriding front matter (default: site.yaml's timeout)")
     parser.add_argument("--step", action="append", default=[], metavar="NAME", dest="steps",
                         help="also run this site.yaml step marked `when: asked` (repeatable; default: none)")
-    parser.add_argument("--root", default=None,
-                        help="project root: site.yaml, the kernels' working folder, the base of relative "
-                             "paths (default: the folder of build.py)")
+    parser.add_argument("--root", default=None, help=ROOT_HELP)
 
 
 def _command(commands, name: str, help_text: str) -> argparse.ArgumentParser:
@@ -144,9 +146,11 @@ def make_parser() -> argparse.ArgumentParser:
     new.add_argument("title", help="the page's title; its file name is made from it")
     new.add_argument("--source", default="explainers", help="folder of explainers (*.md)")
     new.add_argument("--theme", default=None, help="the page's theme (default: the first theme of site.yaml)")
+    new.add_argument("--root", default=None, help=ROOT_HELP)
     clean = _command(commands, "clean", "remove the output folder and the cache")
     clean.add_argument("--out", default="site", help="output folder to remove")
     clean.add_argument("--cache-dir", default=None, help="execution cache to remove (default: .cache/sitebuild)")
+    clean.add_argument("--root", default=None, help=ROOT_HELP)
     return parser
 
 
@@ -156,6 +160,16 @@ def _config(args: argparse.Namespace, **extra):
     return make_config(args.root or ROOT, source=args.source, out=args.out, cache_dir=args.cache_dir, jobs=args.jobs,
                        force=args.force, only=args.only, strict=args.strict, timeout=args.timeout,
                        asked_steps=args.steps, **extra)
+
+
+def _root(args: argparse.Namespace) -> Path:
+    """The project root of a command: ``--root`` (an existing folder), else the folder of build.py."""
+    from sitebuild.errors import ConfigError
+
+    root = Path(args.root).resolve() if args.root else ROOT
+    if not root.is_dir():
+        raise ConfigError(f"--root {root}: expected an existing folder")
+    return root
 
 
 def _say(line: str) -> None:
@@ -172,7 +186,7 @@ def _finish(summary, verb: str, out: Path | None = None) -> int:
              ("; the last good site was kept" if verb == "build" else ""))
     _say(summary.closing_line())
     if out is not None and (summary.written or summary.up_to_date):
-        _say(f"site written: open {out / 'index.html'}")
+        _say(f"site {'written' if summary.written else 'kept as it was'}: open {out / 'index.html'}")
     return 0 if summary.ok else 1
 
 
@@ -193,9 +207,11 @@ def _print_fixes(fixes: list) -> None:
         for result in fix.left:
             _say(not_rewritten_line(result))
     rewritten = sum(len(fix.fixed) for fix in fixes)
+    linking = sorted({path for fix in fixes for path in fix.others} - {fix.path for fix in fixes if fix.fixed})
     if fixes:
-        _say(f"--fix rewrote {rewritten} stale number(s) in {sum(bool(f.fixed) for f in fixes)} page(s); checked "
-             f"again:")
+        links = f" and the links to their headings in {', '.join(linking)}" if linking else ""
+        _say(f"--fix rewrote {rewritten} stale number(s) in {sum(bool(f.fixed) for f in fixes)} page(s){links}; "
+             f"checked again:")
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -227,9 +243,10 @@ def cmd_new(args: argparse.Namespace) -> int:
     from sitebuild.commands.scaffold import new_explainer
     from sitebuild.config import SITE_FILE, load_site_config
 
-    site = load_site_config(ROOT / SITE_FILE)
-    path = new_explainer(ROOT / args.source, args.title, theme=args.theme, themes=site.themes, root=ROOT)
-    shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+    root = _root(args)
+    site = load_site_config(root / SITE_FILE)
+    path = new_explainer(root / args.source, args.title, theme=args.theme, themes=site.themes, root=root)
+    shown = path.relative_to(root) if path.is_relative_to(root) else path
     _say(f"created {shown} and its script; preview it with `python build.py serve`")
     return 0
 
@@ -239,10 +256,14 @@ def cmd_clean(args: argparse.Namespace) -> int:
     (anything else is refused, exit status 2, and nothing is deleted)."""
     from sitebuild.output.folders import clean
 
-    out, cache = (Path(p) if Path(p).is_absolute() else ROOT / p
+    root = _root(args)
+    out, cache = (Path(p) if Path(p).is_absolute() else root / p
                   for p in (args.out, args.cache_dir or Path(".cache") / "sitebuild"))
-    for folder in clean(out.resolve(), cache.resolve(), ROOT, (ROOT / "explainers", ROOT / "templates"), _say):
+    removed = clean(out.resolve(), cache.resolve(), root, (root / "explainers", root / "templates"), _say)
+    for folder in removed:
         _say(f"removed {folder}")
+    if not removed:
+        _say(f"nothing to remove: neither {out} nor {cache} exists")
     return 0
 
 

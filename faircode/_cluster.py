@@ -42,12 +42,36 @@ def _client(scheduler: str, jobs: int):
     if scheduler == "local":
         cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None)
         return Client(cluster, set_as_default=False), cluster
+    _check_reachable(scheduler)
     try:
         return Client(scheduler, timeout=CONNECT_TIMEOUT, set_as_default=False), None
     except (OSError, TimeoutError, ValueError) as err:
         raise BenchmarkError(f"--scheduler {scheduler}: could not reach a dask scheduler there ({err}); start one "
                              "with `dask scheduler` and workers with `dask worker ADDRESS`, or pass "
                              "--scheduler local") from None
+
+
+def _check_reachable(scheduler: str) -> None:
+    """Refuse an address that names no host and port, or where nothing listens, before a
+    Client is made: a Client that fails to connect takes tens of seconds to give up."""
+    import socket
+
+    from distributed.comm import parse_address, parse_host_port
+
+    hint = "start one with `dask scheduler` and workers with `dask worker ADDRESS`, or pass --scheduler local"
+    try:
+        scheme, location = parse_address(scheduler)
+        host, port = parse_host_port(location)
+    except (ValueError, TypeError) as err:
+        raise BenchmarkError(f"--scheduler {scheduler!r}: expected an address like tcp://127.0.0.1:8786 ({err}); "
+                             f"{hint}") from None
+    if scheme not in ("tcp", "tls"):
+        return  # another transport (inproc, ucx): the Client's own connect says what is wrong
+    try:
+        socket.create_connection((host, port), timeout=5).close()
+    except OSError as err:
+        raise BenchmarkError(f"--scheduler {scheduler}: could not reach a dask scheduler there ({err}); {hint}") \
+            from None
 
 
 def run_on_cluster(tasks: list[tuple[WorkUnit, Predictions | None]], sources: dict[str, AuditSource],

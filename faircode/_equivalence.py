@@ -12,8 +12,9 @@ one-sided p-values. Re-exported by :mod:`faircode.significance`.
   equivalence when the true gap is at the margin is at most alpha at every rate. The 1 - 2
   alpha interval reported with it is the exact unconditional interval, which lies inside
   (-margin, +margin) when the tests reject, up to the grids of the two computations.
-* ``method="auto"`` (the default): "exact" for groups of up to
-  :data:`faircode._unconditional.EXACT_TABLES` tables (100 rows each), else "score".
+* ``method="auto"`` (the default): "exact" for two groups with at most
+  :data:`faircode._unconditional.EXACT_TABLES` tables of counts, ``(n_a + 1) (n_b + 1)``
+  (two groups of 100 rows, or lopsided pairs such as 44 and 156), else "score".
 * ``method="score"``: each one-sided test is the score test of the gap at
   the margin, with the restricted maximum-likelihood variance and the ``N / (N - 1)``
   factor (Miettinen and Nurminen). The 1 - 2 alpha interval reported with it is the

@@ -152,7 +152,7 @@ def is_current(out: Path, names: list[str], spec: GridSpec, inputs: dict | None 
     inputs = inputs if inputs is not None else current_inputs(spec)
     for name in names:
         recorded = record["files"].get(name)
-        if recorded is None or not (Path(out) / name).is_file():
+        if not isinstance(recorded, dict) or not (Path(out) / name).is_file():
             return False
         if file_digest(Path(out) / name) != recorded.get("sha256"):
             return False
@@ -180,17 +180,27 @@ def stale_results(out: Path, names: list[str] | None = None) -> list[str]:
             continue
         reasons = _reasons(out / name, recorded)
         if reasons:
-            problems.append(f"{out / name} is stale: {'; '.join(reasons)}. Regenerate it with `{recorded['command']}`")
+            command = recorded.get("command") if isinstance(recorded, dict) else None
+            problems.append(f"{out / name} is stale: {'; '.join(reasons)}. Regenerate it with "
+                            f"`{command or 'python -m faircode.benchmark'}`")
     return problems
+
+
+#: Why a hand-edited entry of the record cannot be checked.
+DAMAGED_ENTRY = ("its entry in inputs.json is damaged (expected 'sha256', 'command', 'code', 'audits' and a "
+                 "'grid' of audits, strategies, models and seeds)")
 
 
 def _reasons(path: Path, recorded: dict) -> list[str]:
     if not path.is_file():
         return ["the file is missing"]
+    try:
+        spec = spec_of(recorded)
+    except (AttributeError, KeyError, TypeError, ValueError):
+        return [DAMAGED_ENTRY]
     reasons = []
     if file_digest(path) != recorded.get("sha256"):
         reasons.append("the file was edited since it was computed")
-    spec = spec_of(recorded)
     paths = [REPO_DIR / a["manifest"] for a in recorded.get("audits", {}).values() if "manifest" in a]
     if spec.audits is None:  # every audit: one added or removed is a change too
         paths = _all_manifests()

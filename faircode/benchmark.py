@@ -65,16 +65,41 @@ def parse_seeds(text: str) -> list[int]:
     try:
         for part in text.split(","):
             if "-" in part.strip()[1:]:
-                first, last = part.split("-", 1)
-                seeds.extend(range(int(first), int(last) + 1))
+                first, last = (int(end) for end in part.split("-", 1))
+                if last < first:
+                    raise argparse.ArgumentTypeError(f"the range {part.strip()!r} is empty: write its smaller seed "
+                                                     f"first; got {text!r}")
+                seeds.extend(range(first, last + 1))
             else:
                 seeds.append(int(part))
     except ValueError:
         raise argparse.ArgumentTypeError(
             f"expected seeds like 42, 0-29 or 1,2,3; got {text!r}") from None
-    if not seeds or min(seeds) < 0:
-        raise argparse.ArgumentTypeError(f"expected non-negative seeds; got {text!r}")
+    if not seeds or min(seeds) < 0 or max(seeds) > MAX_SEED:
+        raise argparse.ArgumentTypeError(f"expected seeds from 0 to {MAX_SEED} (scikit-learn's random_state); "
+                                         f"got {text!r}")
     return list(dict.fromkeys(seeds))
+
+
+#: The largest seed scikit-learn's ``random_state`` takes.
+MAX_SEED = 2**32 - 1
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1.
+
+    Examples
+    --------
+    >>> positive_int("2")
+    2
+    """
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1; got {text!r}")
+    return value
 
 
 def run_benchmark(out: str | Path = REPO_DIR / "results", *, sweep: bool = False, audits=None, strategies=None,
@@ -142,7 +167,7 @@ def _parser() -> argparse.ArgumentParser:
                              "(default: all three and every deployed score)")
     parser.add_argument("--seeds", type=parse_seeds, default=[42], help="42, 0-29 or 1,2,3 (default 42)")
     parser.add_argument("--sweep", action="store_true", help="write only results_seed_spread.csv (several seeds)")
-    parser.add_argument("--jobs", type=int, default=2, help="parallel local workers (default 2)")
+    parser.add_argument("--jobs", type=positive_int, default=2, help="parallel local workers (default 2)")
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="run the units on the dask.distributed scheduler at ADDRESS (tcp://host:8786), "
                              "or 'local' for a LocalCluster of --jobs workers")
@@ -157,9 +182,14 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry point; returns the exit code."""
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.out.exists() and not args.out.is_dir():
+        parser.error(f"--out {args.out} is a file; expected a folder for the results")
     if args.verify is not None:
         return _verify(args.out, args.verify)
+    if args.sweep and len(args.seeds) < 2:
+        parser.error("--sweep summarises several seeds; got one. Give --seeds 0-29,42")
     spec = _spec(args.audits, args.strategies, args.models, args.seeds, args.sweep)
     progress = lambda line: print(line, flush=True)  # noqa: E731
     try:
@@ -173,11 +203,23 @@ def main(argv: list[str] | None = None) -> int:
     except FaircodeError as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print(f"interrupted; {args.out} was left as it was", file=sys.stderr)
+        return 130
     computed = sum(u.from_cache != "tables" for u in grid.units)
     print(f"wrote {len(grid.fairness)} fairness rows and {len(grid.performance)} performance rows "
           f"{'(summarised as the seed spread) ' if args.sweep else ''}to {args.out} in {grid.seconds:.2f} s "
           f"({computed} of {len(grid.units)} work units computed)")
     return 0
+
+
+def _name_in(out: Path, name: str) -> str:
+    """A results file named as --verify was given it (a name, or a path into ``out``), as the record names it."""
+    path = Path(name)
+    try:
+        return path.resolve().relative_to(Path(out).resolve()).as_posix() if len(path.parts) > 1 else name
+    except ValueError:
+        return name
 
 
 def _current(out: Path, spec: GridSpec) -> bool:
@@ -187,6 +229,7 @@ def _current(out: Path, spec: GridSpec) -> bool:
 
 
 def _verify(out: Path, names: list[str]) -> int:
+    names = [_name_in(out, name) for name in names]
     try:
         problems = stale_results(out, names)
     except FaircodeError as err:

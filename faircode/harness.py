@@ -97,7 +97,7 @@ def plan_grid(audits: Sequence[str] | None, strategies: Sequence[str], models: S
     ``models=None`` means the trained models plus each audit's deployed scores; a deployed
     score (e.g. ``compas_score``) can also be named explicitly.
     """
-    slugs = audits or available_audits(audits_dir)
+    slugs = list(dict.fromkeys(audits)) if audits else available_audits(audits_dir)  # one folder named twice: once
     manifests = [load_manifest(find_manifest_path(a, audits_dir or audits_root())) for a in slugs]
     fit_code, unit_code = code_digest(FIT_ENTRY), code_digest(UNIT_ENTRY)
     units, sources = [], {}
@@ -182,7 +182,9 @@ def run_local(tasks: list[Task], sources: dict[str, AuditSource], jobs: int) -> 
 
     from faircode._unit import run_unit
 
-    parallel = Parallel(n_jobs=jobs, return_as="generator_unordered")
+    # No more workers than tasks: joblib would start every worker asked for, each importing
+    # the whole stack, for a grid of one unit.
+    parallel = Parallel(n_jobs=max(1, min(jobs, len(tasks))), return_as="generator_unordered")
     yield from parallel(delayed(run_unit)(unit, sources[unit.audit], predictions) for unit, predictions in tasks)
 
 
@@ -230,6 +232,11 @@ def run_grid(audits: Sequence[str] | None = None, strategies: Sequence[str] | No
     if not plan.units:
         raise BenchmarkError(f"no work to do: none of the models {models} applies to the audits {audits} "
                              f"(trained models: {', '.join(MODELS)}, or a deployed score of the audit)")
+    planned = {unit.model for unit in plan.units}
+    unused = [model for model in dict.fromkeys(models or ()) if model not in planned]
+    if unused:  # a misspelt name beside good ones would otherwise shrink the grid without a word
+        raise BenchmarkError(f"the models {unused} apply to none of the audits {sorted(plan.sources)} (trained "
+                             f"models: {', '.join(MODELS)}, or a deployed score of the audit)")
     cache = (cache_dir or default_cache_dir()) if use_cache else None
     results = run_units(plan, jobs, cache, progress, scheduler)
     fairness, performance = combine(results)

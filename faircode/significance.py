@@ -22,8 +22,10 @@ Conventions, kept everywhere:
   ``1 / (n_permutations + 1)``, as ``p < 1/n_permutations``;
 * the interval of a report is, by default, for 0/1 data the exact unconditional interval
   (Chan and Zhang 1999: two one-sided exact tests inverted, so its coverage is at least
-  the nominal level at every pair of rates; see :mod:`faircode._unconditional`) on groups
-  of up to 100 rows each, and Agresti and Caffo's adjusted Wald interval on larger groups,
+  the nominal level at every pair of rates; see :mod:`faircode._unconditional`) when the
+  two groups have at most ``EXACT_TABLES`` = 10,201 tables of counts, ``(n_a + 1) (n_b + 1)``
+  (two groups of 100 rows, or lopsided pairs such as 44 and 156), and Agresti and Caffo's
+  adjusted Wald interval on more,
   where its coverage is close to nominal (:func:`exact_coverage` computes it); for other
   data the percentile bootstrap;
   :func:`bootstrap_ci` is the percentile bootstrap (numpy's linear rule, as
@@ -132,6 +134,14 @@ __all__ = [
 
 RATE_OUT_OF_RANGE = "The '{name}' parameter must be a rate in [0, 1]. Got {value!r} instead."
 MARGIN_NOT_POSITIVE = "The 'margin' parameter must be a float in (0, 1), a gap in rates. Got {value!r} instead."
+TOST_ALPHA = (
+    "The 'alpha' parameter of an equivalence test must be a float in (0, 0.5): the test's interval is the "
+    "1 - 2 alpha interval, which is empty from 0.5 on. Got {value!r} instead."
+)
+MARGIN_NEEDS_BINARY = (
+    "margin= adds an equivalence test of two rates, which needs 0/1 data, but {name} holds other values; "
+    "leave margin out for other data."
+)
 
 
 def permutation_test(
@@ -366,14 +376,15 @@ def equivalence_test(a, b, margin: float, alpha: float = 0.05, method: str = "au
         The largest gap, in rates, that counts as no gap. Fix it before looking at the
         data, from what matters in the decision audited (a common choice is the
         audit's minimum detectable gap, or a policy threshold).
-    alpha : float in (0, 1), default 0.05
+    alpha : float in (0, 0.5), default 0.05
         Level of each one-sided test, and so of the equivalence claim.
     method : {"auto", "exact", "score", "wald"}, default "auto"
         "exact": exact unconditional one-sided tests, whose size is at most alpha at every
         rate; "score": score tests with the restricted variance (Miettinen-Nurminen);
         "wald": the unrestricted variance, as statsmodels' ``tost_proportions_2indep``
-        default. "auto" is "exact" for groups of up to 100 rows each (at most
-        ``EXACT_TABLES`` tables), else "score".
+        default. "auto" is "exact" for two groups with at most ``EXACT_TABLES``
+        = 10,201 tables of counts, ``(n_a + 1) (n_b + 1)`` (two groups of 100 rows,
+        or 44 and 156), else "score".
 
     Returns
     -------
@@ -413,6 +424,8 @@ def _equivalence(ones_a, n_a, ones_b, n_b, margin, alpha, method) -> Equivalence
     if isinstance(margin, bool) or not isinstance(margin, (int, float)) or not 0 < float(margin) < 1:
         raise InvalidInputError(MARGIN_NOT_POSITIVE.format(value=margin))
     alpha = check_open_unit(alpha, "alpha")
+    if alpha >= 0.5:
+        raise InvalidInputError(TOST_ALPHA.format(value=alpha))
     check_one_of(method, "method", EQUIVALENCE_METHODS)
     return tost(ones_a, n_a, ones_b, n_b, float(margin), alpha, method)
 
@@ -450,14 +463,16 @@ def significance_report(
 "bootstrap", "bootstrap_exact"}
         The interval. "auto", for 0/1 data: the exact unconditional interval (Chan and
         Zhang), whose coverage is at least ``confidence`` at every pair of rates, for
-        groups of up to 100 rows each (at most ``EXACT_TABLES`` = 10,201 tables,
-        ``(n_a + 1) (n_b + 1)``), and Agresti and Caffo's adjusted Wald interval for larger
-        groups; for other data, the percentile bootstrap. "newcombe" is Newcombe's hybrid
-        of each group's Wilson score interval and "miettinen_nurminen" the inverted score
-        test. "bootstrap" is :func:`bootstrap_ci`'s percentile interval and
-        "bootstrap_exact" its exact limit (0/1 data). The others need 0/1 data.
+        two groups with at most ``EXACT_TABLES`` = 10,201 tables of counts,
+        ``(n_a + 1) (n_b + 1)`` (two groups of 100 rows, or 44 and 156), and Agresti and
+        Caffo's adjusted Wald interval for groups with more; for other data, the
+        percentile bootstrap. "newcombe" is Newcombe's hybrid of each group's Wilson
+        score interval and "miettinen_nurminen" the inverted score test. "bootstrap" is
+        :func:`bootstrap_ci`'s percentile interval and "bootstrap_exact" its exact limit
+        (0/1 data). The others need 0/1 data.
     margin : float in (0, 1), optional
-        Add :func:`equivalence_test` at this margin (0/1 data) as ``equivalence``.
+        Add :func:`equivalence_test` at this margin (0/1 data; ``alpha`` then below 0.5)
+        as ``equivalence``.
 
     Returns
     -------
@@ -503,7 +518,8 @@ def significance_report(
     resolve_method(method, a, b)
     ci_method = resolve_ci_method(ci_method, a, b)
     if margin is not None:
-        require_binary(a, b)
+        name = "a" if not is_binary(a) else "b"
+        raise InvalidInputError(MARGIN_NEEDS_BINARY.format(name=name))
     rng = check_random_state(random_state)
     low, high = percentile_interval(_monte_carlo.resampled_gaps(rng, a, b, n_resamples), settings.levels)
     p = shuffled_monte_carlo_p(a, b, n_permutations, rng)

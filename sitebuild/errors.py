@@ -24,12 +24,18 @@ class FolderRefused(ConfigError):
 class SourceError(SiteBuildError):
     """A source file is malformed; points at the file and, where known, the line."""
 
-    def __init__(self, path: str | Path, message: str, line: int | None = None):
+    def __init__(self, path: str | Path, message: str, line: int | None = None,
+                 also: tuple[SourceError, ...] = ()):
         self.path = str(path)
         self.line = line
         self.message = message
+        self.also = also  # further errors found in the same file, reported with this one
         where = f"{self.path}:{line}" if line is not None else self.path
         super().__init__(f"{where}: {message}")
+
+    def each(self) -> list[SourceError]:
+        """This error and the others of its file, in order."""
+        return [self, *self.also]
 
 
 

@@ -62,14 +62,14 @@ print(spread_note(results))
 _show(results_table(results, alpha=ALPHA))
 _figures(3)
 
-# --- block 4 (explainers/audit-german-credit-lending.md, line 118) ---
+# --- block 4 (explainers/audit-german-credit-lending.md, line 121) ---
 from faircode.audit_summary import favourable_ratio
 
 favourable = favourable_ratio(results)
 _show(favourable)
 _figures(4)
 
-# --- block 5 (explainers/audit-german-credit-lending.md, line 137) ---
+# --- block 5 (explainers/audit-german-credit-lending.md, line 140) ---
 import matplotlib.pyplot as plt
 from faircode.audit_summary import METRIC_LABELS, attribute_label
 from faircode.plots import forest_panels
@@ -80,7 +80,7 @@ forest_panels(gaps, by="attribute", label="name", highlight="significant_adjuste
 _show(plt.show())
 _figures(5)
 
-# --- block 6 (explainers/audit-german-credit-lending.md, line 158) ---
+# --- block 6 (explainers/audit-german-credit-lending.md, line 161) ---
 from faircode.audit_summary import strategy_table
 
 primary = manifest.primary_attribute
@@ -94,7 +94,7 @@ comparison = strategy_table("german_credit_lending", primary, model="logistic_re
 _show(comparison)
 _figures(6)
 
-# --- block 7 (explainers/audit-german-credit-lending.md, line 188) ---
+# --- block 7 (explainers/audit-german-credit-lending.md, line 191) ---
 import numpy as np
 from faircode.metrics import demographic_parity_diff
 from faircode.models import build_model, fit_model, positive_scores

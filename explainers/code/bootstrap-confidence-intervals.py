@@ -25,7 +25,7 @@ def _figures(block):
         print(f"saved {path.name}")
     plt.close("all")
 
-# --- block 1 (explainers/bootstrap-confidence-intervals.md, line 71) ---
+# --- block 1 (explainers/bootstrap-confidence-intervals.md, line 72) ---
 import numpy as np
 import pandas as pd
 
@@ -58,7 +58,7 @@ for model, attribute, metric in chosen:
     print(f"  small-sample warning: {r.small_sample_warning}")
 _figures(1)
 
-# --- block 2 (explainers/bootstrap-confidence-intervals.md, line 124) ---
+# --- block 2 (explainers/bootstrap-confidence-intervals.md, line 125) ---
 from scipy.stats import bootstrap
 from faircode.benchmark import load_audit
 from faircode.significance import bootstrap_ci
@@ -106,7 +106,7 @@ for name, (a, b) in groups.items():
         print(f"  {method:22} {low:+.3f} to {high:+.3f}")
 _figures(2)
 
-# --- block 3 (explainers/bootstrap-confidence-intervals.md, line 186) ---
+# --- block 3 (explainers/bootstrap-confidence-intervals.md, line 187) ---
 from scipy.stats import binomtest
 
 r = third = result_row("logistic_regression", "race_x_sex", "predictive_parity_diff")
@@ -132,7 +132,7 @@ print(f"default interval of the gap: {r.ci_low:+.3f} to {r.ci_high:+.3f} ({r.ci_
 print(f"width of the default interval: {r.ci_high - r.ci_low:.3f}")
 _figures(3)
 
-# --- block 4 (explainers/bootstrap-confidence-intervals.md, line 229) ---
+# --- block 4 (explainers/bootstrap-confidence-intervals.md, line 230) ---
 from faircode.significance import exact_coverage
 
 n_a, n_b, true_a, true_b = int(r.n_disadvantaged), int(r.n_advantaged), r.rate_disadvantaged, 0.9
@@ -150,7 +150,7 @@ for name, value in coverage_here.items():
     print(f"coverage of the {name} interval: {value:.1%}")
 _figures(4)
 
-# --- block 5 (explainers/bootstrap-confidence-intervals.md, line 257) ---
+# --- block 5 (explainers/bootstrap-confidence-intervals.md, line 258) ---
 import matplotlib.pyplot as plt
 from faircode.plots import forest_plot
 

@@ -25,7 +25,7 @@ def _figures(block):
         print(f"saved {path.name}")
     plt.close("all")
 
-# --- block 1 (explainers/demographic-parity.md, line 74) ---
+# --- block 1 (explainers/demographic-parity.md, line 75) ---
 import numpy as np
 import pandas as pd
 from faircode.benchmark import load_audit
@@ -59,7 +59,7 @@ for attribute in ("race", "gender", "race_x_gender"):
     print(f"  under four-fifths: {ratio.value < FOUR_FIFTHS}")
 _figures(1)
 
-# --- block 2 (explainers/demographic-parity.md, line 133) ---
+# --- block 2 (explainers/demographic-parity.md, line 134) ---
 from faircode.models import build_model
 
 benefits = load_audit("benefits_denial")
@@ -97,7 +97,7 @@ for name, masks, rows, truth, harm_decision, attributes in audits:
         print(f"  p-value: {kept.p_value:.2g}")
 _figures(2)
 
-# --- block 3 (explainers/demographic-parity.md, line 183) ---
+# --- block 3 (explainers/demographic-parity.md, line 184) ---
 import matplotlib.pyplot as plt
 
 fig, ax = plt.subplots(figsize=(7.5, 4.2))

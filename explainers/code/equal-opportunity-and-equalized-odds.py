@@ -25,7 +25,7 @@ def _figures(block):
         print(f"saved {path.name}")
     plt.close("all")
 
-# --- block 1 (explainers/equal-opportunity-and-equalized-odds.md, line 86) ---
+# --- block 1 (explainers/equal-opportunity-and-equalized-odds.md, line 87) ---
 import numpy as np
 import pandas as pd
 from faircode.benchmark import load_audit
@@ -52,7 +52,7 @@ for (group, outcome), cell in table.groupby(["group", "reoffended"]).flagged.agg
     print(f"{group} defendants who {who}: flagged share {cell['mean']:.4f} of {int(cell['size'])} rows")
 _figures(1)
 
-# --- block 2 (explainers/equal-opportunity-and-equalized-odds.md, line 119) ---
+# --- block 2 (explainers/equal-opportunity-and-equalized-odds.md, line 120) ---
 from faircode.audit_summary import METRIC_LABELS
 from faircode.metrics import equal_opportunity_diff, false_positive_rate_diff, equalized_odds_diff
 
@@ -65,7 +65,7 @@ for name, flagged in decisions.items():
               f"(rows {r.n_disadvantaged} vs {r.n_advantaged}) {r.note}")
 _figures(2)
 
-# --- block 3 (explainers/equal-opportunity-and-equalized-odds.md, line 148) ---
+# --- block 3 (explainers/equal-opportunity-and-equalized-odds.md, line 149) ---
 from faircode.significance import stratified_permutation_test
 
 def largest_gap(flagged, group, outcome):
@@ -103,7 +103,7 @@ for name, flagged in decisions.items():
           f"faircode exact p {exact[name]:.1e}")
 _figures(3)
 
-# --- block 4 (explainers/equal-opportunity-and-equalized-odds.md, line 192) ---
+# --- block 4 (explainers/equal-opportunity-and-equalized-odds.md, line 193) ---
 import matplotlib.pyplot as plt
 from scipy.stats import binomtest
 

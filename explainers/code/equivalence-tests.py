@@ -25,7 +25,7 @@ def _figures(block):
         print(f"saved {path.name}")
     plt.close("all")
 
-# --- block 1 (explainers/equivalence-tests.md, line 51) ---
+# --- block 1 (explainers/equivalence-tests.md, line 52) ---
 from scipy.stats import norm
 
 tost_margin = norm.ppf(0.95) + norm.ppf(0.90)     # margin TOST clears 4 times in 5 when the gap is 0
@@ -33,7 +33,7 @@ mdg = norm.ppf(0.975) + norm.ppf(0.80)            # gap a test of difference det
 print(f"in standard errors of the gap: smallest margin TOST clears {tost_margin:.2f}, MDG {mdg:.2f}")
 _figures(1)
 
-# --- block 2 (explainers/equivalence-tests.md, line 75) ---
+# --- block 2 (explainers/equivalence-tests.md, line 77) ---
 import numpy as np
 import pandas as pd
 from faircode.audit_summary import audit_results
@@ -73,7 +73,7 @@ verdict = table["within 0.05"]
 _show(table.round(4))
 _figures(2)
 
-# --- block 3 (explainers/equivalence-tests.md, line 115) ---
+# --- block 3 (explainers/equivalence-tests.md, line 117) ---
 import matplotlib.pyplot as plt
 
 bounds = table["90% interval"].str.split(" to ", expand=True).astype(float)
@@ -91,7 +91,7 @@ fig.tight_layout()
 _show(plt.show())
 _figures(3)
 
-# --- block 4 (explainers/equivalence-tests.md, line 159) ---
+# --- block 4 (explainers/equivalence-tests.md, line 161) ---
 from statsmodels.stats.proportion import tost_proportions_2indep
 
 agreement = {}
@@ -110,7 +110,7 @@ for (audit, model, attribute, metric) in chosen:
           f"(without its correction {theirs['score', False]:.6f})")
 _figures(4)
 
-# --- block 5 (explainers/equivalence-tests.md, line 194) ---
+# --- block 5 (explainers/equivalence-tests.md, line 196) ---
 rng = np.random.default_rng(15)
 health = audit_results("health_risk").set_index(["protected_attribute", "metric"]).loc[("sex", "false_positive_rate_diff")]
 n_a, n_b = int(health.n_disadvantaged), int(health.n_advantaged)
@@ -127,7 +127,7 @@ print(f"true gap +0.05 (the margin), groups of {n_a} and {n_b}: 'within 0.05' de
 print(f"faircode's verdicts on the first {len(ours)} audits: {disagreements} differ from statsmodels'")
 _figures(5)
 
-# --- block 6 (explainers/equivalence-tests.md, line 219) ---
+# --- block 6 (explainers/equivalence-tests.md, line 221) ---
 from scipy.stats import binom
 
 

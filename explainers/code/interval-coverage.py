@@ -25,7 +25,7 @@ def _figures(block):
         print(f"saved {path.name}")
     plt.close("all")
 
-# --- block 1 (explainers/interval-coverage.md, line 84) ---
+# --- block 1 (explainers/interval-coverage.md, line 86) ---
 import numpy as np
 import pandas as pd
 from faircode.significance import exact_coverage, interval_table, significance_report_from_counts
@@ -53,7 +53,7 @@ small = int((cells["default interval"] == "exact_unconditional").sum())
 _show(cells.round(3))
 _figures(1)
 
-# --- block 2 (explainers/interval-coverage.md, line 118) ---
+# --- block 2 (explainers/interval-coverage.md, line 132) ---
 from statsmodels.stats.proportion import confint_proportions_2indep
 
 STATSMODELS_NAME = {"newcombe": "newcomb", "agresti_caffo": "agresti-caffo"}
@@ -68,7 +68,7 @@ for cell, c in cells.iterrows():
 print(f"largest difference from statsmodels over the six cells and two methods: {worst:.1e}")
 _figures(2)
 
-# --- block 3 (explainers/interval-coverage.md, line 138) ---
+# --- block 3 (explainers/interval-coverage.md, line 152) ---
 AUDITS, RESAMPLES = 2000, 1000
 rng = np.random.default_rng(2024)
 
@@ -103,7 +103,7 @@ default_worst = coverage["faircode default"].min()
 _show(coverage.round(3))
 _figures(3)
 
-# --- block 4 (explainers/interval-coverage.md, line 173) ---
+# --- block 4 (explainers/interval-coverage.md, line 187) ---
 import matplotlib.pyplot as plt
 
 methods = {"percentile bootstrap": "o", "Newcombe": "s", "Agresti-Caffo": "^", "faircode default": "D"}
@@ -120,7 +120,7 @@ fig.tight_layout()
 _show(plt.show())
 _figures(4)
 
-# --- block 5 (explainers/interval-coverage.md, line 211) ---
+# --- block 5 (explainers/interval-coverage.md, line 225) ---
 EXACT_METHODS = {"Newcombe": "newcombe", "Agresti-Caffo": "agresti_caffo", "faircode default": "auto"}
 exact_cells = pd.DataFrame(
     {name: [exact_coverage(int(c.n_a), int(c.n_b), c.p_a, c.p_b, ci_method=method) for _, c in cells.iterrows()]
@@ -131,7 +131,7 @@ exact_large_worst = exact_cells.loc[~small_cells, "faircode default"].min()
 _show(exact_cells.round(4))
 _figures(5)
 
-# --- block 6 (explainers/interval-coverage.md, line 225) ---
+# --- block 6 (explainers/interval-coverage.md, line 239) ---
 SIZES, RATES = (5, 10, 15, 25, 50), (0.01, 0.1, 0.3, 0.5, 0.7, 0.9, 0.99)
 GRID_METHODS = {"Newcombe": "newcombe", "Agresti-Caffo": "agresti_caffo",
                 "exact unconditional": "exact_unconditional"}

@@ -47,7 +47,7 @@ for n in (25, 50, 100, 200, 500, 1000, 5000):
 print(f"largest difference of the normal column from the formula by hand: {max(from_hand):.1e}")
 _figures(1)
 
-# --- block 2 (explainers/minimum-detectable-gap.md, line 101) ---
+# --- block 2 (explainers/minimum-detectable-gap.md, line 102) ---
 print("planted gap = the normal formula's detectable gap; power of the exact test:")
 print(f"target power: {POWER:.0%}")
 check = {}
@@ -61,7 +61,7 @@ for n in (25, 100, 500, 1000):
           f" ({exact_text}formula power: {power_at_gap(n, n, gap, method='normal'):.1%})")
 _figures(2)
 
-# --- block 3 (explainers/minimum-detectable-gap.md, line 130) ---
+# --- block 3 (explainers/minimum-detectable-gap.md, line 131) ---
 results = pd.read_csv("results/results_fairness.csv")
 rows = results[(results.strategy == "unawareness_proxy_removal")
                & (results.model == "logistic_regression")
@@ -89,7 +89,7 @@ table = pd.DataFrame({
 _show(table)
 _figures(3)
 
-# --- block 4 (explainers/minimum-detectable-gap.md, line 188) ---
+# --- block 4 (explainers/minimum-detectable-gap.md, line 191) ---
 import matplotlib.pyplot as plt
 from faircode.plots import power_curve
 

@@ -25,7 +25,7 @@ def _figures(block):
         print(f"saved {path.name}")
     plt.close("all")
 
-# --- block 1 (explainers/seed-and-split-sensitivity.md, line 68) ---
+# --- block 1 (explainers/seed-and-split-sensitivity.md, line 69) ---
 import numpy as np
 import pandas as pd
 from faircode.benchmark import load_audit
@@ -52,7 +52,7 @@ def one_split(audit, attribute, seed):
             "accuracy": np.mean(decision == audit.y.to_numpy()[test]), "n_test": len(test)}
 _figures(1)
 
-# --- block 2 (explainers/seed-and-split-sensitivity.md, line 102) ---
+# --- block 2 (explainers/seed-and-split-sensitivity.md, line 103) ---
 from scipy.stats import norm
 from threadpoolctl import threadpool_limits
 
@@ -99,7 +99,7 @@ for slug, attribute in [("german_credit_lending", "age"), ("benefits_denial", "s
         "matches sweep": np.isclose(all_31.mean(), recorded["mean"]) and np.isclose(all_31.std(), recorded["sd"])}
 _figures(2)
 
-# --- block 3 (explainers/seed-and-split-sensitivity.md, line 177) ---
+# --- block 3 (explainers/seed-and-split-sensitivity.md, line 178) ---
 import matplotlib.pyplot as plt
 
 fig, ax = plt.subplots(figsize=(9, 3.2))

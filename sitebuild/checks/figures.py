@@ -85,9 +85,15 @@ def check_figures(page: Page, executed: ExecutedPage | None) -> list[Problem]:
             problems.append(Problem(page.rel_path, fence_line,
                                     f"the block draws {count} figure(s) without a caption: add "
                                     '{caption="One sentence saying what the figure shows"} to its ``` line', "warning"))
-        if block.options.get("label") and block.n not in drawn and executed is not None and executed.error is None:
+        ran = executed is not None and executed.error is None
+        if block.options.get("label") and block.n not in drawn and ran:
             problems.append(Problem(page.rel_path, fence_line,
                                     f"code block option {{label=\"{block.options['label']}\"}}: the block draws no "
-                                    f"figure "
-                                    "or captioned table to label", "warning"))
+                                    "figure or captioned table to label", "warning"))
+        if block.options.get("caption") and block.n not in drawn and ran and block.language == "python" \
+                and not block.options.get("no-exec"):
+            problems.append(Problem(page.rel_path, fence_line,
+                                    "code block option {caption}: the block shows no figure or table to caption "
+                                    "(a figure drawn after matplotlib.use(...) switched away from the page's "
+                                    "backend, or closed before the block ends, is not shown)", "warning"))
     return problems

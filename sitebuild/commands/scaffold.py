@@ -54,12 +54,15 @@ def new_explainer(source: Path, title: str, *, theme: str | None = None, themes:
     """Create ``<source>/<slug>.md`` for ``title`` in ``theme`` (default: the first of
     ``themes``), and its script under ``<source>/code/``; refuse to overwrite a page."""
     from sitebuild.execution.extract import script_path, script_text
-    from sitebuild.source.read import read_page
+    from sitebuild.source.read import SITE_PAGE_SLUGS, read_page
 
     chosen = _theme(theme, themes)
     slug = slugify(title)
     if not slug:
         raise ConfigError(f"new: expected a title with letters or digits, found {title!r}")
+    if slug in SITE_PAGE_SLUGS:
+        raise ConfigError(f"new: the title {title!r} makes the file name {slug}.md, but {slug}.html is the site's "
+                          "own page; choose another title")
     path = source / f"{slug}.md"
     if path.exists():
         raise ConfigError(f"new: {path} already exists; choose another title or edit that page")

@@ -248,6 +248,12 @@ def rebuild(config: BuildConfig, state: ServeState, progress: Callable[[str], No
         watched = watched_paths(config, recorded_reads(config))
         with state.lock:
             state.watched = watched
+    elif summary is not None and summary.read:
+        # What this failed build's pages read is watched too: a file a page failed to find,
+        # or one a page reads since the last good build.
+        read = watched_paths(config, [(config.root / name).resolve() for name in summary.read])
+        with state.lock:
+            state.watched = sorted(set(state.watched) | set(read))
     if failed:
         progress(f"rebuild failed: {len(failed)} problem(s); serving the last good site with an overlay naming them")
     progress(closing)
@@ -278,8 +284,8 @@ class PreviewHandler(SimpleHTTPRequestHandler):
             return self._send(self._inject(error_page, version, []), "text/html; charset=utf-8", status=500)
         if is_page:
             target = Path(self.translate_path(path))
-            target = target / "index.html" if target.is_dir() else target
-            if target.is_file():
+            target = target / "index.html" if _is(target, Path.is_dir) else target
+            if _is(target, Path.is_file):
                 return self._send(self._inject(target.read_bytes(), version, problems, warnings),
                                   "text/html; charset=utf-8")
             not_found = Path(self.directory) / NOT_FOUND_PAGE
@@ -305,6 +311,14 @@ class PreviewHandler(SimpleHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
+
+
+def _is(path: Path, kind: Callable[[Path], bool]) -> bool:
+    """``kind(path)``, False for a path the system will not look up (a name too long)."""
+    try:
+        return kind(path)
+    except OSError:
+        return False
 
 
 class _PreviewServer(ThreadingHTTPServer):
@@ -423,12 +437,14 @@ def watch(config: BuildConfig, state: ServeState, progress: Callable[[str], None
                 continue
             current = settled_snapshot(paths, config.source, current, stop, last)
             progress("change detected; rebuilding")
-            rebuild(config, state, progress)
-            keep_out_of_collections()
-            with state.lock:
-                paths = list(state.watched)
-            # Compare the next look with what this build saw when it started.
-            last = {**snapshot(paths, config.source), **current}
+            try:
+                rebuild(config, state, progress)
+                keep_out_of_collections()
+            finally:  # a rebuild that raised waits for the next change too, not for the next second
+                with state.lock:
+                    paths = list(state.watched)
+                # Compare the next look with what this build saw when it started.
+                last = {**snapshot(paths, config.source), **current}
         except Exception as error:  # keep watching: the next save may fix it
             progress(f"error while rebuilding: {type(error).__name__}: {error}")
             stop.wait(ERROR_PAUSE_SECONDS)

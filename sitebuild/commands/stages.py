@@ -6,7 +6,7 @@ in order; it imports this module only once the fast path (the stamp holds) has f
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
@@ -306,7 +306,6 @@ def _make_job(config: BuildConfig, page: Page, reason: str):
 
 
 def _run_jobs(config: BuildConfig, state: _Settling, jobs: list, wave: int, progress: Progress) -> None:
-    from sitebuild.checks.check import Problem
     from sitebuild.execution.execute import INSTALLED_MODULES, execute_pages
     from sitebuild.execution.template import remember_preload
 
@@ -318,7 +317,9 @@ def _run_jobs(config: BuildConfig, state: _Settling, jobs: list, wave: int, prog
         learned.update(result.trace.get(INSTALLED_MODULES, ()))
         note = untraced_warning(result.trace) if result.error is None and result.trace else ""
         if note and not (page.front.inputs or config.site.inputs or not page.front.cache):
-            state.warnings.append(Problem(page.rel_path, None, f"not traced: {note}", "warning"))
+            # One of the execution's own warnings: kept with its cache entry, so that a
+            # build that takes the page from the cache reports it as the build that ran it.
+            result = replace(result, warnings=[*result.warnings, f"not traced: {note}"])
         stored = state.cache.store(page, result)
         state.executed[result.slug] = stored
         state.ran[page.rel_path] = wave
@@ -464,9 +465,24 @@ def summarize(config: BuildConfig, read: ReadPages, executions: Executions, chec
     results = executions.pages.values()
     return BuildSummary(pages=len(read.pages), executed=executions.ran,
                         cached=sum(r.status == "cached" for r in results),
-                        failed=sum(r.error is not None for r in results), seconds=seconds,
+                        failed=sum(r.error is not None for r in results),
+                        without_code=sum(r.status == "no code" for r in results), seconds=seconds,
                         problems=checked.problems, rows=checked.rows, written=written is not None,
-                        strict=config.strict, quotes=checked.quotes)
+                        strict=config.strict, quotes=checked.quotes,
+                        read=() if checked.ok(config.strict) else read_by_pages(executions))
+
+
+def read_by_pages(executions: Executions) -> tuple[str, ...]:
+    """The names of the files and folders this build's pages read or looked for (from the
+    root, or absolute): what a failed build's preview watches besides the last good build's
+    record, so that creating the missing file a page failed on rebuilds it."""
+    names: set[str] = set()
+    for result in executions.pages.values():
+        if result.deps is not None:
+            result.deps.stamp_lines(watched=names)
+        else:  # a failed page, never stored: what its kernel recorded
+            names.update(result.trace.get("files", {}))
+    return tuple(sorted(names))
 
 
 # -- render and write -------------------------------------------------------------------------

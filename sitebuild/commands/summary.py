@@ -21,6 +21,7 @@ class BuildSummary:
     executed: int = 0
     cached: int = 0
     failed: int = 0
+    without_code: int = 0
     seconds: float = 0.0
     problems: tuple = ()
     rows: tuple = ()
@@ -28,6 +29,8 @@ class BuildSummary:
     written: bool = False
     strict: bool = False
     quotes: QuoteRun | None = None  # the quoted-number check (None when nothing was checked)
+    #: A failed build's pages' reads (names from the root, or absolute), for the preview to watch.
+    read: tuple[str, ...] = ()
 
     @property
     def page_quotes(self) -> list:
@@ -49,6 +52,7 @@ class BuildSummary:
         if self.up_to_date:
             return f"site is up to date ({self.seconds:.2f} s)"
         warnings = sum(p.severity == "warning" for p in self.problems)
-        return (f"{self.pages} pages: {self.executed} executed, {self.cached} cached, {self.failed} failed; "
+        prose = f", {self.without_code} without code" if self.without_code else ""
+        return (f"{self.pages} pages: {self.executed} executed, {self.cached} cached, {self.failed} failed{prose}; "
                 f"{warnings} warning(s); {self.seconds:.2f} s")
 

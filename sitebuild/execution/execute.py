@@ -102,6 +102,29 @@ def _timeout_error(job: ExecutionJob, role: str, cell) -> PageError:
     return PageError("timeout", TIMEOUT.format(timeout=job.timeout, where=where), line=line, block=n)
 
 
+#: A failed page's last cell: the report of what it read so far, without its inline values and claims.
+READS_CELL = "_sb_finish((), ())"
+
+
+def _record_reads_of_failed_page(client, result: ExecutionDraft, deadline: float, index: int) -> None:
+    """What a page that raised had read until then (files it looked for and did not find
+    among them), as its trace: the preview watches them, so that creating the file a page
+    failed on runs it again. The page stays failed; a cell that fails here adds nothing."""
+    from nbclient.exceptions import CellTimeoutError, DeadKernelError
+    from nbformat.v4 import new_code_cell
+
+    cell = new_code_cell(READS_CELL, metadata={"sitebuild": {"role": "reads"}})
+    client.timeout = max(1, int(deadline - time.monotonic() + 0.999))
+    try:
+        client.execute_cell(cell, index)
+    except (CellTimeoutError, DeadKernelError):
+        return
+    for raw in cell.get("outputs", []):
+        report = raw.get("data", {}).get(DEPS_MIME)
+        if report is not None:
+            result.trace = report["deps"]
+
+
 def _run_cells(client, job: ExecutionJob, result: ExecutionDraft, deadline: float, prepared: bool = False) -> None:
     """Run the notebook's cells in order, recording each block; a ``prepared`` kernel has
     run the setup cell already."""
@@ -129,6 +152,7 @@ def _run_cells(client, job: ExecutionJob, result: ExecutionDraft, deadline: floa
             if error is not None and n not in job.expect_error:
                 result.error = PageError("exception", f"{error.ename}: {error.evalue}", line=error.line, block=n,
                                          traceback=error.traceback)
+                _record_reads_of_failed_page(client, result, deadline, index + 1)
                 return
             if error is None and n in job.expect_error:
                 result.warnings.append(f"block {n} is marked {{expect-error}} but raised no error")

@@ -131,13 +131,16 @@ def mark(folder: Path, marker: str) -> None:
 
 def remove_leftovers(out: Path) -> list[Path]:
     """Delete the temporary folders that a killed build left beside ``out`` (only those
-    holding the engine's marker); return them. Call while holding the output lock."""
+    holding the engine's marker); return them. Call while holding the output lock. A
+    replaced site of this process (a preview's last rebuild), still being deleted in the
+    background, is not a leftover."""
     removed = []
     if not out.parent.is_dir():
         return removed
+    own = f"{out.name}.tmp-old-{os.getpid()}-"
     for candidate in out.parent.glob(f"{out.name}.tmp-*"):
         if candidate.is_dir() and any(part in candidate.name for part in TEMPORARY_PARTS) \
-                and (candidate / OUTPUT_MARKER).is_file():
+                and not candidate.name.startswith(own) and (candidate / OUTPUT_MARKER).is_file():
             shutil.rmtree(candidate, ignore_errors=True)
             removed.append(candidate)
     return removed

@@ -167,12 +167,15 @@ def save_quote_lock(run: QuoteRun) -> bool:
 
 @dataclass
 class PageFix:
-    """What ``--fix`` did to one page: the diff it applied and the stale numbers it left."""
+    """What ``--fix`` did to one page: the diff it applied (of this page, and of the
+    ``others`` whose links it rewrote to follow a renamed heading) and the stale numbers
+    it left."""
 
     path: str
     diff: str
     fixed: list[QuoteResult]
     left: list[QuoteResult]
+    others: tuple[str, ...] = ()
 
 
 def fix_quotes(run: QuoteRun) -> list[PageFix]:
@@ -193,16 +196,18 @@ def fix_quotes(run: QuoteRun) -> list[PageFix]:
         source = sources[page.rel_path]
         outcome = fix_page(source, quotes, [s for path, s in sources.items() if path != page.rel_path])
         lock = replace_page_entries(lock, page.rel_path, outcome.lock_entries)
+        diffs = [unified_diff(source.raw, outcome.text, page.rel_path)]
         if outcome.fixed:
             write_text_atomic(page.path, outcome.text)
             sources[page.rel_path] = SourceFile(source.rel_path, source.slug, outcome.text, source.tokens)
             for path, text in outcome.others.items():
                 other = next(p for p in run.all_pages if p.rel_path == path)
                 write_text_atomic(other.path, text)
+                diffs.append(unified_diff(sources[path].raw, text, path))
                 sources[path] = SourceFile(path, other.slug, text, sources[path].tokens)
         if outcome.fixed or outcome.left:
-            fixes.append(PageFix(page.rel_path, unified_diff(source.raw, outcome.text, page.rel_path),
-                                 outcome.fixed, outcome.left))
+            fixes.append(PageFix(page.rel_path, "".join(diffs), outcome.fixed, outcome.left,
+                                 tuple(outcome.others) if outcome.fixed else ()))
     run.updated = lock
     save_quote_lock(run)
     _write_current_scripts(run.all_pages)

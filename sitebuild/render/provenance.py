@@ -42,6 +42,9 @@ class Provenance:
     python: str = ""
     packages: tuple[tuple[str, str], ...] = ()
     data_files: tuple[DataFile, ...] = field(default_factory=tuple)
+    #: Files outside the project that the pages read (fonts, configuration): they count for
+    #: the cache, but are not the site's data, and their paths are the build machine's.
+    outside_files: int = 0
 
     @property
     def short_commit(self) -> str:
@@ -89,20 +92,36 @@ def start_git(root: Path) -> Callable[[], tuple[str, bool]]:
 
 def data_files(root: Path, reads: dict[str, list[str]],
                digest: Callable[[str], str | None] | None = None) -> tuple[DataFile, ...]:
-    """The non-code files of ``reads`` (slug -> paths from ``root``), with their digests
-    (from ``digest``, given the path as read, when it knows the file; else computed)."""
+    """The non-code files of ``reads`` (slug -> paths from ``root``) inside ``root``, with
+    their digests (from ``digest``, given the path as read, when it knows the file; else
+    computed). Files outside ``root`` are counted by :func:`outside_files`."""
+    found = []
+    for path, slugs in sorted(_readers(reads).items()):
+        full = Path(path) if Path(path).is_absolute() else root / path
+        if _inside(full, root) and full.is_file():
+            sha = (digest(path) if digest is not None else None) or file_sha256(full)
+            found.append(DataFile(path, sha, full.stat().st_size, tuple(sorted(slugs))))
+    return tuple(found)
+
+
+def outside_files(root: Path, reads: dict[str, list[str]]) -> int:
+    """How many of the non-code files of ``reads`` lie outside ``root``."""
+    return sum(1 for path in _readers(reads) if not _inside(Path(path) if Path(path).is_absolute() else root / path,
+                                                           root))
+
+
+def _readers(reads: dict[str, list[str]]) -> dict[str, list[str]]:
+    """The pages that read each non-code file of ``reads``."""
     readers: dict[str, list[str]] = {}
     for slug, paths in reads.items():
         for path in paths:
             if not path.endswith(CODE_SUFFIXES):
                 readers.setdefault(path, []).append(slug)
-    found = []
-    for path, slugs in sorted(readers.items()):
-        full = Path(path) if Path(path).is_absolute() else root / path
-        if full.is_file():
-            sha = (digest(path) if digest is not None else None) or file_sha256(full)
-            found.append(DataFile(path, sha, full.stat().st_size, tuple(sorted(slugs))))
-    return tuple(found)
+    return readers
+
+
+def _inside(path: Path, root: Path) -> bool:
+    return os.path.normpath(path).startswith(os.path.join(os.path.normpath(root), ""))
 
 
 def collect_provenance(root: Path, reads: dict[str, list[str]], packages: set[str],
@@ -117,4 +136,5 @@ def collect_provenance(root: Path, reads: dict[str, list[str]], packages: set[st
     commit, dirty = (git or start_git(root))()
     versions = package_versions(packages, package_memo)
     return Provenance(built_at=stamp, commit=commit, dirty=dirty, python=sys.version.split()[0],
-                      packages=versions, data_files=data_files(root, reads, digest))
+                      packages=versions, data_files=data_files(root, reads, digest),
+                      outside_files=outside_files(root, reads))

@@ -4,18 +4,22 @@
 
 from __future__ import annotations
 
+import html
 import json
+import os
 import re
+import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, TemplateError, TemplateNotFound, select_autoescape
 from markupsafe import Markup
 
 from sitebuild.checks.annotations import PageMarks
 from sitebuild.checks.links import data_links, data_pages_by_key
 from sitebuild.config import SiteConfig
+from sitebuild.errors import SourceError
 from sitebuild.execution.executed import ExecutedPage
 from sitebuild.execution.extract import script_text
 from sitebuild.render.highlight import HighlightMemo
@@ -187,6 +191,42 @@ def _provenance_for(pages: list[Page], executed: dict[str, ExecutedPage], root: 
 
 
 def render_site(pages: list[Page], executed: Mapping[str, ExecutedPage], report: list[ReportRow],
+                site: SiteConfig, *, templates: Path, root: Path | None = None, **options) -> RenderedSite:
+    """Render the whole site into memory (see :func:`_render_all` for the ``options``).
+
+    Raises
+    ------
+    SourceError
+        When a template does not parse or fails to render, naming the template's file and
+        line (the last good site is kept)."""
+    try:
+        return _render_all(pages, executed, report, site, templates=templates, root=root, **options)
+    except TemplateError as error:
+        raise template_error(error, templates, root) from None
+
+
+def template_error(error: TemplateError, templates: Path, root: Path | None = None) -> SourceError:
+    """A template's error as a :class:`SourceError` at the template's file and line: a
+    syntax error knows them, an error while rendering is placed at the innermost template
+    line of its traceback (Jinja gives template frames the template's file and line)."""
+    if isinstance(error, TemplateNotFound):
+        return SourceError(_shown(templates, root), f"template {error.name!r} not found: expected it in this folder")
+    filename, line = getattr(error, "filename", None), getattr(error, "lineno", None)
+    if filename is None:
+        inside = [(frame.f_code.co_filename, lineno) for frame, lineno in traceback.walk_tb(error.__traceback__)
+                  if frame.f_code.co_filename.startswith(os.path.join(os.fspath(templates), ""))]
+        filename, line = inside[-1] if inside else (None, None)
+    return SourceError(_shown(Path(filename) if filename else templates, root),
+                       f"template error: {error.message or type(error).__name__}; fix the template and build again",
+                       line)
+
+
+def _shown(path: Path, root: Path | None) -> str:
+    """``path`` as an error names it: from the project root when it is inside."""
+    return path.relative_to(root).as_posix() if root is not None and path.is_relative_to(root) else str(path)
+
+
+def _render_all(pages: list[Page], executed: Mapping[str, ExecutedPage], report: list[ReportRow],
                 site: SiteConfig, *, templates: Path, annotations: Mapping[str, PageMarks] | None = None,
                 root: Path | None = None,
                 provenance: Provenance | None = None, reused: dict[str, Path] | None = None,
@@ -256,9 +296,14 @@ def render_site(pages: list[Page], executed: Mapping[str, ExecutedPage], report:
 
 def render_error_page(templates: Path, site_title: str, message: str) -> bytes:
     """The page the preview server shows while the last build is failing and there is no
-    last good page to show."""
-    env = make_environment(templates)
-    return env.get_template("error.html").render(
-        root="", title="The build failed", toc=None, site_title=site_title, serve=True, message=message,
-        site=SiteConfig(title=site_title), prov=None, nav=[], current="", data_theme="",
-        prov_start=Markup(PROVENANCE_START), prov_end=Markup(PROVENANCE_END), base="").encode()
+    last good page to show; a plain page when the templates themselves are what fails."""
+    try:
+        env = make_environment(templates)
+        return env.get_template("error.html").render(
+            root="", title="The build failed", toc=None, site_title=site_title, serve=True, message=message,
+            site=SiteConfig(title=site_title), prov=None, nav=[], current="", data_theme="",
+            prov_start=Markup(PROVENANCE_START), prov_end=Markup(PROVENANCE_END), base="").encode()
+    except TemplateError:
+        return (f"<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>The build failed</title>"
+                f"</head><body><h1>The build failed</h1><p>Fix the problem below and save: the preview rebuilds and "
+                f"reloads by itself.</p><pre>{html.escape(message)}</pre></body></html>\n").encode()

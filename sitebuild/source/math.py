@@ -28,6 +28,9 @@ UNKNOWN_COMMAND = re.compile(r"<m[io][^>]*>(\\[A-Za-z]+)</m[io]>")
 MATH_ERROR = "formula ${latex}$ is not valid LaTeX: {reason}"
 UNKNOWN_COMMAND_REASON = "unknown command {command}"
 EMPTY_FORMULA_REASON = "the formula is empty"
+UNPAIRED_BRACES_REASON = "its braces do not pair ({opened} {{ against {closed} }}): close every group it opens"
+#: A brace that groups, not an escaped one (``\{``, ``\}``).
+GROUPING_BRACE = re.compile(r"(?<!\\)[{}]")
 
 
 class MathError(ValueError):
@@ -68,6 +71,9 @@ def to_mathml(latex: str, display: bool = False) -> str:
     """
     if not latex.strip():
         raise MathError(latex, EMPTY_FORMULA_REASON)
+    braces = GROUPING_BRACE.findall(latex)
+    if braces.count("{") != braces.count("}"):  # latex2mathml's own words for it ("no available tokens") say less
+        raise MathError(latex, UNPAIRED_BRACES_REASON.format(opened=braces.count("{"), closed=braces.count("}")))
     from latex2mathml.converter import convert  # loaded only for a page with a formula
 
     try:

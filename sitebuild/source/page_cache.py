@@ -88,7 +88,7 @@ def read_pages_cached(source: Path, root: Path, cache_dir: Path,
             try:
                 page = read_page(path, root, previous=record[3] if record is not None else None)
             except SourceError as error:
-                errors.append(error)
+                errors.extend(error.each())
                 continue
             digest = hashlib.sha256(page.text.encode("utf-8")).hexdigest()
             if state is not None and state == path_state(path) and digest == _digest(path):

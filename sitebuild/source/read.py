@@ -23,6 +23,8 @@ BLOCK_VALUES = frozenset({"caption", "alt", "label"})
 LABEL_PATTERN = re.compile(r"^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$")
 DEFAULT_EXEMPT = ("Further Reading", "References")
 SLUG_PATTERN = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+#: The names of the site's own pages (index.html, report.html, 404.html), which no explainer may take.
+SITE_PAGE_SLUGS = ("index", "report", "404")
 OPTION_PATTERN = re.compile(r"""\{([A-Za-z][\w-]*)(?:=("[^"]*"|'[^']*'|[^}\s]*))?\}""")
 INLINE_PATTERN = re.compile(r"^\{python(?::([^}]*))?\}\s+(.+)$", re.S)
 
@@ -197,6 +199,8 @@ def parse_block_options(info: str, path: str, line: int) -> tuple[str, dict]:
         raise SourceError(path,
                           f"code block options: expected {{option}} or {{option=\"value\"}}, found {leftover!r}", line)
     for name, value in OPTION_PATTERN.findall(rest):
+        if name in options:
+            raise SourceError(path, f"code block option {{{name}}} is given twice; keep one", line)
         if name in BLOCK_FLAGS and not value:
             options[name] = True
         elif name in BLOCK_VALUES and value:
@@ -274,25 +278,37 @@ def read_page(path: Path, root: Path, previous: Page | None = None) -> Page:
     slug = path.stem
     if not SLUG_PATTERN.match(slug):
         raise SourceError(rel, f"file name: expected a slug of lower-case letters, digits and hyphens, found {slug!r}")
+    if slug in SITE_PAGE_SLUGS:
+        raise SourceError(rel, f"file name: {slug!r} is taken by the site's own {slug}.html; rename the file "
+                          f"(for example {slug}-explained.md)")
     text = path.read_text(encoding="utf-8").removeprefix(BOM)  # a byte order mark before the front matter
     tokens = _reading_parser().parse(text)
     if not tokens or tokens[0].type != "front_matter":
         raise SourceError(rel, "expected YAML front matter between '---' lines at the top (title, summary)", 1)
     front = _unchanged_front(previous, tokens[0], rel) or parse_front_matter(tokens[0].content, rel,
                                                                              tokens[0].map[0] + 2)
-    lines = text.splitlines()
-    blocks, n = [], 0
-    for token in tokens:
-        if token.type == "fence":
-            n += 1
-            _check_fence_closed(token, lines, rel)
-            language, options = parse_block_options(token.info, rel, token.map[0] + 1)
-            blocks.append(CodeBlock(n=n, language=language, source=token.content, line=token.map[0] + 2,
-                                    options=options))
+    blocks = _code_blocks(tokens, text.splitlines(), rel)
     return Page(slug=slug, path=resolved, rel_path=rel, text=text, front=front, tokens=tokens,
                 blocks=blocks, inline=_inline_exprs(tokens, text.splitlines()), claims=find_claims(tokens),
                 math_errors=tuple(formula_errors(tokens)), malformed_claims=tuple(malformed_claims(tokens)),
                 unparsed_syntax=tuple(unparsed_syntax(tokens)))
+
+
+def _code_blocks(tokens: list[Token], lines: list[str], rel: str) -> list[CodeBlock]:
+    """The page's fenced blocks; every bad fence of the page is reported at once (the
+    first error raised, the others in its ``also``)."""
+    blocks, errors = [], []
+    for n, token in enumerate((t for t in tokens if t.type == "fence"), start=1):
+        try:
+            _check_fence_closed(token, lines, rel)
+            language, options = parse_block_options(token.info, rel, token.map[0] + 1)
+        except SourceError as error:
+            errors.append(error)
+            continue
+        blocks.append(CodeBlock(n=n, language=language, source=token.content, line=token.map[0] + 2, options=options))
+    if errors:
+        raise SourceError(errors[0].path, errors[0].message, errors[0].line, also=tuple(errors[1:]))
+    return blocks
 
 
 def read_pages(source: Path, root: Path) -> tuple[list[Page], list[SourceError]]:
@@ -302,5 +318,5 @@ def read_pages(source: Path, root: Path) -> tuple[list[Page], list[SourceError]]
         try:
             pages.append(read_page(path, root))
         except SourceError as error:
-            errors.append(error)
+            errors.extend(error.each())
     return pages, errors

@@ -256,6 +256,40 @@ def test_parse_seeds():
     assert parse_seeds("1,5,2-3") == [1, 5, 2, 3]
     with pytest.raises(Exception, match="expected seeds like 42, 0-29 or 1,2,3"):
         parse_seeds("x")
+    with pytest.raises(Exception, match="the range '5-2' is empty: write its smaller seed first"):
+        parse_seeds("5-2")
+    with pytest.raises(Exception, match=r"expected seeds from 0 to 4294967295 \(scikit-learn's random_state\)"):
+        parse_seeds("99999999999999999999")
+    assert parse_seeds("4294967295") == [4294967295]
+
+
+@pytest.mark.parametrize("options, message", [
+    (["--jobs", "0"], "--jobs: expected a whole number of at least 1; got '0'"),
+    (["--jobs", "two"], "--jobs: expected a whole number of at least 1; got 'two'"),
+    (["--seeds", "1", "--sweep"], "--sweep summarises several seeds; got one"),
+])
+def test_bad_options_are_refused_before_any_work(tiny, tmp_path, capsys, options, message):
+    with pytest.raises(SystemExit) as stop:
+        main(["--audits", str(tiny), "--models", "logistic_regression", "--out", str(tmp_path / "r"),
+              "--cache-dir", str(tmp_path / "c"), *options])
+    assert stop.value.code == 2 and message in capsys.readouterr().err
+    assert not (tmp_path / "c").exists() and not (tmp_path / "r").exists(), "nothing ran"
+
+
+def test_an_out_that_is_a_file_is_refused_and_kept(tiny, tmp_path, capsys):
+    out = tmp_path / "afile"
+    out.write_text("mine\n")
+    with pytest.raises(SystemExit) as stop:
+        main(["--audits", str(tiny), "--models", "logistic_regression", "--out", str(out),
+              "--cache-dir", str(tmp_path / "c")])
+    assert stop.value.code == 2 and f"--out {out} is a file; expected a folder" in capsys.readouterr().err
+    assert out.read_text() == "mine\n" and not (tmp_path / "c").exists()
+
+
+def test_a_misspelt_model_beside_a_good_one_is_an_error(tiny, tmp_path):
+    with pytest.raises(BenchmarkError, match=r"the models \['nosuch'\] apply to none of the audits \['tiny'\]"):
+        run_tiny(tiny, tmp_path / "r", tmp_path / "c", models=["logistic_regression", "nosuch"])
+    assert not (tmp_path / "r").exists()
 
 
 def test_results_carry_a_record_that_verify_checks(tiny, tmp_path, capsys):
@@ -286,6 +320,22 @@ def test_results_carry_a_record_that_verify_checks(tiny, tmp_path, capsys):
     assert "results_performance.csv is stale: the file was edited" in err
     assert f"--seeds 42 --out {out}" in err
     assert main(options) == 0 and main(["--verify", "--out", str(out)]) == 0
+
+
+def test_verify_takes_paths_and_names_a_damaged_entry(tiny, tmp_path, capsys):
+    out = tmp_path / "r"
+    assert main(["--audits", str(tiny), "--models", "logistic_regression", "--jobs", "1", "--out", str(out),
+                 "--cache-dir", str(tmp_path / "c")]) == 0
+    assert main(["--verify", str(out / "results_fairness.csv"), "--out", str(out)]) == 0
+    capsys.readouterr()
+    record = json.loads((out / "inputs.json").read_text())
+    record["files"]["results_fairness.csv"] = {}
+    record["files"]["results_performance.csv"]["grid"] = 5
+    (out / "inputs.json").write_text(json.dumps(record))
+    assert main(["--verify", "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("its entry in inputs.json is damaged") == 2 and "Traceback" not in err
+    assert "Regenerate it with `python -m faircode.benchmark`" in err
 
 
 def test_verify_without_a_record_fails(tmp_path, capsys):

@@ -179,6 +179,15 @@ def test_an_unreachable_scheduler_is_a_clear_error(tiny, tmp_path, capsys, monke
     assert not (tmp_path / "r").exists()
 
 
+@pytest.mark.parametrize("address", ["", "nonsense", "tcp://127.0.0.1"])
+def test_an_address_without_host_and_port_is_refused_at_once(tiny, tmp_path, capsys, address):
+    start_time = time.monotonic()
+    assert main(["--audits", str(tiny), "--models", "logistic_regression", "--scheduler", address, "--no-cache",
+                 "--out", str(tmp_path / "r"), "--cache-dir", str(tmp_path / "c")]) == 1
+    assert f"--scheduler {address!r}: expected an address like tcp://127.0.0.1:8786" in capsys.readouterr().err
+    assert time.monotonic() - start_time < 10, "no Client was left to time out"
+
+
 def test_local_starts_a_local_cluster(tiny, tmp_path):
     grid = run_benchmark(tmp_path / "out", audits=[str(tiny)], models=["logistic_regression"], seeds=[1, 2],
                          jobs=2, cache_dir=tmp_path / "cache", scheduler="local", progress=lambda line: None)

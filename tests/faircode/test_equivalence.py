@@ -13,7 +13,9 @@ from test_intervals import brute_force_mn, brute_force_score  # the brute-force 
 from faircode import _checks, _intervals, _unconditional
 from faircode.exceptions import InvalidInputError
 from faircode.significance import (
+    MARGIN_NEEDS_BINARY,
     MARGIN_NOT_POSITIVE,
+    TOST_ALPHA,
     EquivalenceResult,
     equivalence_test,
     significance_report,
@@ -134,6 +136,28 @@ def test_a_bad_margin_is_refused_naming_it(margin):
     with pytest.raises(InvalidInputError) as error:
         equivalence_test([1, 0], [0, 1], margin)
     assert str(error.value) == MARGIN_NOT_POSITIVE.format(value=margin)
+
+
+@pytest.mark.parametrize("method", ["exact", "score", "wald"])
+@pytest.mark.parametrize("alpha", [0.5, 0.6, 0.9])
+def test_an_alpha_whose_interval_is_empty_is_refused(method, alpha):
+    """The TOST's interval is the 1 - 2 alpha interval: from alpha = 0.5 on it is empty,
+    and its ends came out crossed or outside the estimate (found by trying it)."""
+    with pytest.raises(InvalidInputError) as error:
+        equivalence_test([1, 0, 1], [0, 0, 1], 0.1, alpha=alpha, method=method)
+    assert str(error.value) == TOST_ALPHA.format(value=alpha)
+    with pytest.raises(InvalidInputError):
+        significance_report(ones(120, 400), ones(128, 400), margin=0.1, alpha=alpha)
+    assert significance_report(ones(120, 400), ones(128, 400), alpha=alpha).equivalence is None  # no margin: fine
+
+
+def test_a_margin_with_data_that_are_not_zero_one_names_the_margin():
+    with pytest.raises(InvalidInputError) as error:
+        significance_report([1.5, 0, 1], [0, 0.2, 1], margin=0.1)
+    assert str(error.value) == MARGIN_NEEDS_BINARY.format(name="a")
+    with pytest.raises(InvalidInputError) as error:
+        significance_report([1, 0, 1], [0, 0.2, 1], margin=0.1)
+    assert str(error.value) == MARGIN_NEEDS_BINARY.format(name="b")
 
 
 def test_the_exact_tost_refuses_groups_past_its_bound_naming_it():

@@ -47,8 +47,11 @@ def test_build_then_check_an_empty_and_a_prose_only_source(tmp_path):
     assert "0 pages: 0 executed, 0 cached, 0 failed; 0 warning(s)" in done.stderr
     assert "step" not in done.stderr, "no site.yaml step runs for this project"
     assert f"site written: open {out / 'index.html'}" in done.stderr
+    again = run("build", *options)
+    assert "site is up to date" in again.stderr and f"site kept as it was: open {out / 'index.html'}" in again.stderr
     (source / "words.md").write_text("---\ntitle: Words\nsummary: Only words.\n---\n\nSee [nothing](nowhere.md).\n")
     done = run("check", *options)
+    assert "1 pages: 0 executed, 0 cached, 0 failed, 1 without code; 0 warning(s)" in done.stderr
     assert done.returncode == 1
     assert "link 'nowhere.md': no page 'nowhere'" in done.stderr and "check failed: 1 problem(s) in" in done.stderr
     done = run("build", *options)
@@ -65,6 +68,52 @@ def test_new_scaffolds_a_page_that_builds(tmp_path):
     assert run("new", "What Is Label Bias?", "--source", str(source)).returncode == 2
     from sitebuild.source.read import read_page
     assert read_page(page, tmp_path).front.title == "What Is Label Bias?"
+
+
+def test_a_broken_template_fails_the_build_at_its_line_and_keeps_the_last_site(tmp_path):
+    import shutil
+
+    root = tmp_path / "project"
+    (root / "explainers").mkdir(parents=True)
+    shutil.copytree(REPO / "templates", root / "templates")
+    (root / "explainers" / "words.md").write_text("---\ntitle: Words\nsummary: Only words.\n---\n\nWords.\n")
+    assert run("build", "--root", str(root)).returncode == 0
+    index = (root / "site" / "index.html").read_bytes()
+    base = root / "templates" / "base.html"
+    lines = base.read_text().splitlines(keepends=True)
+    lines[2] = "{{ nosuch.attr }}" + lines[2]
+    base.write_text("".join(lines))
+    done = run("build", "--root", str(root))
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "error: templates/base.html:3: template error: 'nosuch' is undefined; fix the template" in done.stderr
+    assert (root / "site" / "index.html").read_bytes() == index
+
+
+def test_new_takes_the_theme_and_the_source_of_its_root(tmp_path):
+    (tmp_path / "site.yaml").write_text('themes: ["Basics", "Advanced"]\n')
+    done = run("new", "Some Title", "--root", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    assert 'theme: "Basics"' in (tmp_path / "explainers" / "some-title.md").read_text()
+    assert (tmp_path / "explainers" / "code" / "some-title.py").is_file()
+    missing = run("new", "Other", "--root", str(tmp_path / "nowhere"))
+    assert missing.returncode == 2 and "--root" in missing.stderr and "expected an existing folder" in missing.stderr
+
+
+def test_new_refuses_a_title_that_would_take_a_page_of_the_site(tmp_path):
+    for title, name in (("Index", "index"), ("The Report", None), ("404", "404")):
+        done = run("new", title, "--source", str(tmp_path / "src"))
+        if name is None:
+            assert done.returncode == 0, done.stderr
+            continue
+        assert done.returncode == 2
+        assert f"makes the file name {name}.md, but {name}.html is the site's own page" in done.stderr
+        assert not (tmp_path / "src" / f"{name}.md").exists()
+
+
+def test_clean_of_nothing_says_so(tmp_path):
+    done = run("clean", "--root", str(tmp_path), "--out", "site")
+    assert done.returncode == 0
+    assert f"nothing to remove: neither {tmp_path.resolve() / 'site'} nor" in done.stderr
 
 
 def test_clean_removes_output_and_cache(tmp_path):

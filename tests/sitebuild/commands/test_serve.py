@@ -1,6 +1,6 @@
 """The preview server: serves the site on 127.0.0.1 with a reload endpoint, rebuilds on
 change, and shows an error page (not the stale one) while a rebuild fails. Pages here
-have no code, so no kernel starts."""
+have no code, so no kernel starts, except the one that fails on a file made later."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from html import escape
 
 import pytest
 from site_helpers import site_config
@@ -262,3 +263,98 @@ def test_the_rest_of_a_rebuild_waits_for_the_open_pages_to_load_the_new_version(
     state.publish([], None, None)
     state.wait_for_reloads(seconds=30)  # no page was open: nothing to wait for
     assert state.polling == 0
+
+
+def test_a_broken_template_is_shown_at_its_line_and_rebuilt_once_per_save(tmp_path):
+    """A template that does not parse fails the rebuild like a broken page does (found by
+    trying it: the error escaped as a traceback, and the watcher rebuilt every second)."""
+    import shutil
+
+    from site_helpers import TEMPLATES
+
+    from sitebuild.config import make_config
+
+    (tmp_path / "explainers").mkdir()
+    (tmp_path / "explainers" / "served.md").write_text(PAGE)
+    shutil.copytree(TEMPLATES, tmp_path / "templates")
+    config = make_config(tmp_path, templates=tmp_path / "templates", jobs=1)
+    log = []
+    preview = start_preview(config, 0, log.append)
+    try:
+        thread = threading.Thread(target=preview.server.serve_forever, daemon=True)
+        thread.start()
+        port, state = preview.server.server_address[1], preview.state
+        state.log = log
+        base = tmp_path / "templates" / "base.html"
+        good = base.read_text()
+        lines = good.splitlines(keepends=True)
+        line = next(n for n, text in enumerate(lines, start=1) if "<footer" in text)
+        lines[line - 1] = lines[line - 1].replace("<footer", "{{ broken( }}<footer", 1)
+        base.write_text("".join(lines))
+        wait_until(lambda: bool(state.problems), state)
+        expected = f"templates/base.html:{line}: template error: unexpected '}}', expected ')'"
+        assert any(expected in problem for problem in state.problems), state.problems
+        status, html = fetch(port, "/served.html")
+        assert status == 200 and "First version." in html, "the last good page"
+        assert escape(expected) in html, "with the overlay naming the template's line"
+        version, rebuilds = state.version, sum("rebuilding" in entry for entry in log)
+        time.sleep(2.5)  # longer than the watcher's pause after an error
+        assert (state.version, sum("rebuilding" in entry for entry in log)) == (version, rebuilds)
+        assert not any("Traceback" in entry or "error while rebuilding" in entry for entry in log), log
+        base.write_text(good)
+        wait_until(lambda: not state.problems, state)
+        preview.server.shutdown()
+    finally:
+        preview.close()
+
+
+def test_a_first_build_with_a_broken_template_serves_a_plain_error_page(tmp_path):
+    import shutil
+
+    from site_helpers import TEMPLATES
+
+    from sitebuild.config import make_config
+
+    (tmp_path / "explainers").mkdir()
+    (tmp_path / "explainers" / "served.md").write_text(PAGE)
+    shutil.copytree(TEMPLATES, tmp_path / "templates")
+    base = tmp_path / "templates" / "base.html"
+    base.write_text(base.read_text().replace("</body>", "{{ nosuch.attr }}</body>", 1))
+    preview = start_preview(make_config(tmp_path, templates=tmp_path / "templates", jobs=1), 0, lambda line: None)
+    try:
+        thread = threading.Thread(target=preview.server.serve_forever, daemon=True)
+        thread.start()
+        status, html = fetch(preview.server.server_address[1], "/served.html")
+        assert status == 500 and "The build failed" in html
+        assert "templates/base.html:" in html and "template error: &#x27;nosuch&#x27; is undefined" in html
+        preview.server.shutdown()
+    finally:
+        preview.close()
+
+
+def test_an_address_too_long_for_a_file_name_is_not_found(preview):
+    _, port, _ = preview
+    status, html = fetch(port, "/" + "a" * 300 + ".html")
+    assert status == 404 and "Page not found" in html
+    assert fetch(port, "/" + "a" * 300)[0] == 404
+
+
+def test_a_file_a_failed_page_looked_for_is_watched(tmp_path):
+    """The page fails on a file that is not there yet: creating it rebuilds the page (found
+    by trying it: only the last good build's reads were watched)."""
+    (tmp_path / "explainers").mkdir()
+    (tmp_path / "explainers" / "served.md").write_text(PAGE)
+    (tmp_path / "explainers" / "reader.md").write_text(
+        "---\ntitle: Reader\nsummary: A page reading a file made later.\n---\n\nIt reads a file.\n\n"
+        "```python\nprint(open('data/later.txt').read().strip())\n```\n")
+    log = []
+    preview = start_preview(site_config(tmp_path), 0, log.append)
+    try:
+        preview.state.log = log
+        assert any("FileNotFoundError" in problem for problem in preview.state.problems), preview.state.problems
+        (tmp_path / "data").mkdir()
+        (tmp_path / "data" / "later.txt").write_text("made later\n")
+        wait_until(lambda: not preview.state.problems, preview.state, seconds=60)
+        assert "made later" in (tmp_path / "site" / "reader.html").read_text()
+    finally:
+        preview.close()

@@ -166,6 +166,14 @@ def test_a_subprocess_is_warned_about(tmp_path):
     warnings = [p for p in summary.problems if p.severity == "warning"]
     assert len(warnings) == 1 and warnings[0].path == "explainers/shell.md"
     assert "`cat`" in warnings[0].message and "not traced" in warnings[0].message
+    # The page taken from the cache warns as the build that ran it did: a strict check
+    # with a warm cache fails as one with a cold cache does.
+    time.sleep(FINE_RACY_NS / 1e9)
+    for options in ({"strict": True}, {}):
+        checked = run_build(site_config(root, **options), check_only=True)
+        assert row(checked, "shell").status == "cached"
+        assert [(p.path, p.message) for p in checked.problems] == [(warnings[0].path, warnings[0].message)]
+        assert checked.ok is not options.get("strict", False)
 
 
 def test_cache_false_runs_every_time(tmp_path):

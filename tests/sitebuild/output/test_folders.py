@@ -171,3 +171,19 @@ def test_two_builds_at_once_take_turns(tmp_path):
     assert f"waiting for the build of process {first.pid}" in second_err
     assert "site is up to date" in second_err or "1 cached" in second_err, "the second build reuses the first's work"
     assert os.path.isfile(out / "slow.html")
+
+
+def test_a_replaced_site_this_process_is_deleting_is_no_leftover(tmp_path):
+    """A preview's quick saves: the site its last rebuild replaced may still be being
+    deleted in the background when the next rebuild looks for leftovers (found by trying
+    it: it was removed again and reported as left by an interrupted build)."""
+    from sitebuild.output.folders import remove_leftovers
+    from sitebuild.store.files import OUTPUT_MARKER
+
+    out = tmp_path / "site"
+    own, killed = tmp_path / f"site.tmp-old-{os.getpid()}-1", tmp_path / "site.tmp-old-999999999-1"
+    for folder in (own, killed):
+        folder.mkdir()
+        (folder / OUTPUT_MARKER).write_text("")
+    assert remove_leftovers(out) == [killed]
+    assert own.is_dir() and not killed.exists()

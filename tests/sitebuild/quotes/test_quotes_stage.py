@@ -109,3 +109,7 @@ def test_fix_quotes_rewrites_a_crlf_page_and_the_pages_linking_to_its_heading_by
     assert (source / "p.md").read_bytes() == crlf.replace("0.25", "0.50").replace("rate-025", "rate-050").encode()
     assert (source / "q.md").read_bytes() == linking.replace("rate-025", "rate-050").encode()
     assert [e.quote for e in load_lock(source / "quotes.lock.json")] == ["0.50", "0.50"]
+    # The diff shows every file --fix wrote: the linking page too.
+    assert fix.others == ("explainers/q.md",)
+    assert "+++ b/explainers/p.md" in fix.diff and "+++ b/explainers/q.md" in fix.diff
+    assert "-See [the rate](p.md#rate-025)." in fix.diff and "+See [the rate](p.md#rate-050)." in fix.diff

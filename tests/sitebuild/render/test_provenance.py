@@ -6,7 +6,7 @@ from __future__ import annotations
 import hashlib
 import subprocess
 
-from sitebuild.render.provenance import collect_provenance, data_files, start_git
+from sitebuild.render.provenance import collect_provenance, data_files, outside_files, start_git
 
 
 def git(root, *args):
@@ -37,3 +37,21 @@ def test_data_digests_come_from_the_given_memo_or_are_computed(tmp_path):
     assert data_files(tmp_path, {"p": ["data.csv", "code.py"]})[0].sha256 == real
     assert data_files(tmp_path, {"p": ["data.csv"]}, digest=lambda rel: "remembered")[0].sha256 == "remembered"
     assert data_files(tmp_path, {"p": ["data.csv"]}, digest=lambda rel: None)[0].sha256 == real
+
+
+def test_files_outside_the_project_are_counted_not_listed(tmp_path):
+    """A font or a configuration file of the build machine is no data of the site, and its
+    path (a home folder's) is not the readers' business."""
+    root, machine = tmp_path / "project", tmp_path / "machine"
+    (root / "data").mkdir(parents=True)
+    machine.mkdir()
+    (root / "data" / "rows.csv").write_text("x\n1\n")
+    (machine / "font.ttf").write_bytes(b"glyphs")
+    (tmp_path / "project-like").mkdir()
+    (tmp_path / "project-like" / "next.csv").write_text("y\n")  # a sibling whose name starts like the root's
+    reads = {"p": ["data/rows.csv", str(machine / "font.ttf"), str(tmp_path / "project-like" / "next.csv")],
+             "q": [str(machine / "font.ttf"), "page.py"]}
+    provenance = collect_provenance(root, reads, set())
+    assert [(f.path, f.pages) for f in provenance.data_files] == [("data/rows.csv", ("p",))]
+    assert provenance.outside_files == 2
+    assert outside_files(root, {"p": [str(root / "data" / "rows.csv")]}) == 0

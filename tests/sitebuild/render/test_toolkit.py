@@ -9,13 +9,15 @@ import pytest
 
 from sitebuild.checks.check import check_math
 from sitebuild.checks.figures import check_figures, table_labels, table_numbers
-from sitebuild.execution.executed import ExecutedPage
+from sitebuild.errors import SourceError
+from sitebuild.execution.executed import ExecutedPage, PageError
 from sitebuild.execution.outputs import Output
 from sitebuild.render.prose import make_markdown, prose_html
 from sitebuild.source.math import (
     EMPTY_FORMULA_REASON,
     MATH_ERROR,
     UNKNOWN_COMMAND_REASON,
+    UNPAIRED_BRACES_REASON,
     MathError,
     page_formulas,
     to_mathml,
@@ -68,6 +70,8 @@ def test_formulas_are_found_at_their_md_lines(tmp_path):
     (r"\left( x", "extra left or missing right"),
     (r"\frob{x}", UNKNOWN_COMMAND_REASON.format(command=r"\frob")),
     ("  ", EMPTY_FORMULA_REASON),
+    (r"\frac{1}{", UNPAIRED_BRACES_REASON.format(opened=2, closed=1)),
+    (r"a^{2}}", UNPAIRED_BRACES_REASON.format(opened=1, closed=2)),
 ])
 def test_latex_errors_say_what_is_wrong(latex, reason):
     with pytest.raises(MathError) as caught:
@@ -178,6 +182,22 @@ def test_a_label_on_a_block_without_figure_or_captioned_table_is_a_warning(tmp_p
     page = read(tmp_path, TABLES.replace('{caption="Denial rate by group"} ', ""))
     [problem] = check_figures(page, tables_executed())
     assert problem.severity == "warning" and "no figure or captioned table to label" in problem.message
+
+
+def test_a_caption_on_a_block_that_shows_no_figure_or_table_is_a_warning(tmp_path):
+    page = read(tmp_path, TABLES)
+    text_only = ExecutedPage(slug="page", blocks={1: [Output("html", TABLE)], 2: [Output("stream", "rates\n")]})
+    [problem] = [p for p in check_figures(page, text_only) if "{caption}" in p.message]
+    assert problem.severity == "warning" and problem.line == 10
+    assert "the block shows no figure or table to caption" in problem.message
+    failed = ExecutedPage(slug="page", blocks=text_only.blocks, error=PageError("exception", "boom"))
+    assert check_figures(page, failed) == []  # a page that failed is reported as failed, not for its captions
+
+
+def test_an_option_given_twice_is_an_error_at_its_fence(tmp_path):
+    with pytest.raises(SourceError) as caught:
+        read(tmp_path, TABLES.replace('{label="tab-rates"}', '{caption="Another caption"}'))
+    assert str(caught.value) == "explainers/page.md:10: code block option {caption} is given twice; keep one"
 
 
 SEARCHED = """---

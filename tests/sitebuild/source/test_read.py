@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from sitebuild.errors import SourceError
-from sitebuild.source.read import parse_block_options, read_page, read_pages
+from sitebuild.source.read import SITE_PAGE_SLUGS, parse_block_options, read_page, read_pages
 from sitebuild.yamltext import YAML_HINTS
 
 PAGE = """---
@@ -54,6 +54,34 @@ def test_inline_values_are_found_with_their_line_and_column(tmp_path):
     page = read_page(write(tmp_path, PAGE), tmp_path)
     assert [(e.expr, e.format_spec, e.line, e.col) for e in page.inline] == [
         ("value", ".3f", 9, 11), ("name", "", 9, 36)]
+
+
+def test_every_bad_fence_of_a_page_is_reported_in_one_build(tmp_path):
+    text = ('---\ntitle: T\nsummary: S.\n---\n\n```python {captoin="A plot"}\nx = 1\n```\n\n'
+            '```python {hide-code}\ny = 2\n```\n\n```python {hide-cod}\nz = 3\n```\n\n```python {hide-code\nw = 4\n')
+    write(tmp_path, text, "bad.md")
+    pages, errors = read_pages(tmp_path / "explainers", tmp_path)
+    assert pages == []
+    assert [(e.path, e.line) for e in errors] == [("explainers/bad.md", 6), ("explainers/bad.md", 14),
+                                                  ("explainers/bad.md", 18)]
+    assert "{captoin=\"A plot\"}: expected one of" in errors[0].message
+    assert "{hide-cod}: expected one of" in errors[1].message
+    assert "is never closed" in errors[2].message
+
+
+@pytest.mark.parametrize("name", SITE_PAGE_SLUGS)
+def test_a_page_may_not_take_the_name_of_a_page_of_the_site(tmp_path, name):
+    with pytest.raises(SourceError) as caught:
+        read_page(write(tmp_path, PAGE, f"{name}.md"), tmp_path)
+    assert str(caught.value).startswith(f"explainers/{name}.md: file name: '{name}' is taken by the site's own "
+                                        f"{name}.html; rename the file")
+
+
+def test_the_names_no_page_may_take_are_the_pages_the_site_renders():
+    from site_helpers import REPO
+
+    own = {path.stem for path in (REPO / "templates").glob("*.html")} - {"base", "explainer", "error"}
+    assert own == set(SITE_PAGE_SLUGS)
 
 
 @pytest.mark.parametrize("front, line, message", [
