@@ -145,7 +145,8 @@ def test_watched_files_are_the_sources_templates_site_yaml_and_what_the_pages_re
     assert "faircode/unrelated.py" not in watched, "no hard-coded folder is watched"
 
 
-def test_a_change_to_a_template_rebuilds(tmp_path):
+def with_own_templates(tmp_path):
+    """The config of a site of one page whose templates are its own copy, to edit."""
     import shutil
 
     from site_helpers import TEMPLATES
@@ -155,7 +156,11 @@ def test_a_change_to_a_template_rebuilds(tmp_path):
     (tmp_path / "explainers").mkdir()
     (tmp_path / "explainers" / "served.md").write_text(PAGE)
     shutil.copytree(TEMPLATES, tmp_path / "templates")
-    config = make_config(tmp_path, templates=tmp_path / "templates", jobs=1)
+    return make_config(tmp_path, templates=tmp_path / "templates", jobs=1)
+
+
+def test_a_change_to_a_template_rebuilds(tmp_path):
+    config = with_own_templates(tmp_path)
     log = []
     preview = start_preview(config, 0, log.append)
     try:
@@ -268,16 +273,7 @@ def test_the_rest_of_a_rebuild_waits_for_the_open_pages_to_load_the_new_version(
 def test_a_broken_template_is_shown_at_its_line_and_rebuilt_once_per_save(tmp_path):
     """A template that does not parse fails the rebuild like a broken page does (found by
     trying it: the error escaped as a traceback, and the watcher rebuilt every second)."""
-    import shutil
-
-    from site_helpers import TEMPLATES
-
-    from sitebuild.config import make_config
-
-    (tmp_path / "explainers").mkdir()
-    (tmp_path / "explainers" / "served.md").write_text(PAGE)
-    shutil.copytree(TEMPLATES, tmp_path / "templates")
-    config = make_config(tmp_path, templates=tmp_path / "templates", jobs=1)
+    config = with_own_templates(tmp_path)
     log = []
     preview = start_preview(config, 0, log.append)
     try:
@@ -309,18 +305,10 @@ def test_a_broken_template_is_shown_at_its_line_and_rebuilt_once_per_save(tmp_pa
 
 
 def test_a_first_build_with_a_broken_template_serves_a_plain_error_page(tmp_path):
-    import shutil
-
-    from site_helpers import TEMPLATES
-
-    from sitebuild.config import make_config
-
-    (tmp_path / "explainers").mkdir()
-    (tmp_path / "explainers" / "served.md").write_text(PAGE)
-    shutil.copytree(TEMPLATES, tmp_path / "templates")
+    config = with_own_templates(tmp_path)
     base = tmp_path / "templates" / "base.html"
     base.write_text(base.read_text().replace("</body>", "{{ nosuch.attr }}</body>", 1))
-    preview = start_preview(make_config(tmp_path, templates=tmp_path / "templates", jobs=1), 0, lambda line: None)
+    preview = start_preview(config, 0, lambda line: None)
     try:
         thread = threading.Thread(target=preview.server.serve_forever, daemon=True)
         thread.start()
