@@ -153,3 +153,18 @@ def test_index_lists_each_data_set_by_its_page_with_the_pages_that_use_it(tmp_pa
     assert ('<li><a class="audit-name" href="scores.html">Scores File</a>: used in <a href="user.html">User</a></li>'
             in index)
     assert '<li><span class="audit-name">loose</span>: used in <a href="user.html">User</a></li>' in index
+
+
+def test_the_report_lists_data_in_the_project_and_counts_the_rest(tmp_path):
+    from sitebuild.render.provenance import DataFile, Provenance
+
+    data = DataFile("data/rows.csv", "ab" * 32, 12, ("render-me",))
+    shown = {}
+    for outside in (0, 3):
+        provenance = Provenance(built_at="2026-12-04 12:00 UTC", data_files=(data,), outside_files=outside)
+        site = render_site([page(tmp_path)], {}, [], SiteConfig(title="Site"), templates=TEMPLATES,
+                           provenance=provenance)
+        shown[outside] = site.files["report.html"].decode()
+    assert all("<code>data/rows.csv</code>" in report for report in shown.values())
+    assert "outside the project" not in shown[0]
+    assert "The pages also read 3 file(s) outside the project" in shown[3]
