@@ -479,7 +479,7 @@ def read_by_pages(executions: Executions) -> tuple[str, ...]:
     names: set[str] = set()
     for result in executions.pages.values():
         if result.deps is not None:
-            result.deps.stamp_lines(watched=names)
+            names.update(result.deps.watched())
         else:  # a failed page, never stored: what its kernel recorded
             names.update(result.trace.get("files", {}))
     return tuple(sorted(names))

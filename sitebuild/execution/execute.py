@@ -64,11 +64,18 @@ def _record_block(result: ExecutionDraft, job: ExecutionJob, n: int, cell: Noteb
     return error
 
 
+def _deps_reports(cell: NotebookNode) -> list[dict]:
+    """The kernel's reports (see ``_sb_finish``) among a cell's outputs."""
+    return [raw["data"][DEPS_MIME] for raw in cell.get("outputs", []) if DEPS_MIME in raw.get("data", {})]
+
+
+def _seconds_left(deadline: float) -> int:
+    """The whole seconds a cell may run before the page's deadline (at least one)."""
+    return max(1, int(deadline - time.monotonic() + 0.999))
+
+
 def _record_finish(result: ExecutionDraft, job: ExecutionJob, cell: NotebookNode) -> None:
-    for raw in cell.get("outputs", []):
-        report = raw.get("data", {}).get(DEPS_MIME)
-        if report is None:
-            continue
+    for report in _deps_reports(cell):
         result.trace = report["deps"]
         result.python = report["python"]
         result.inline = [InlineValue(i, v.get("value", ""), v.get("error", "")) for i, v in enumerate(report["inline"])]
@@ -114,15 +121,13 @@ def _record_reads_of_failed_page(client, result: ExecutionDraft, deadline: float
     from nbformat.v4 import new_code_cell
 
     cell = new_code_cell(READS_CELL, metadata={"sitebuild": {"role": "reads"}})
-    client.timeout = max(1, int(deadline - time.monotonic() + 0.999))
+    client.timeout = _seconds_left(deadline)
     try:
         client.execute_cell(cell, index)
     except (CellTimeoutError, DeadKernelError):
         return
-    for raw in cell.get("outputs", []):
-        report = raw.get("data", {}).get(DEPS_MIME)
-        if report is not None:
-            result.trace = report["deps"]
+    for report in _deps_reports(cell):
+        result.trace = report["deps"]
 
 
 def _run_cells(client, job: ExecutionJob, result: ExecutionDraft, deadline: float, prepared: bool = False) -> None:
@@ -134,7 +139,7 @@ def _run_cells(client, job: ExecutionJob, result: ExecutionDraft, deadline: floa
         role = cell.metadata["sitebuild"]["role"]
         if prepared and role == "setup":
             continue
-        client.timeout = max(1, int(deadline - time.monotonic() + 0.999))
+        client.timeout = _seconds_left(deadline)
         try:
             client.execute_cell(cell, index)
         except CellTimeoutError:

@@ -196,18 +196,18 @@ def fix_quotes(run: QuoteRun) -> list[PageFix]:
         source = sources[page.rel_path]
         outcome = fix_page(source, quotes, [s for path, s in sources.items() if path != page.rel_path])
         lock = replace_page_entries(lock, page.rel_path, outcome.lock_entries)
-        diffs = [unified_diff(source.raw, outcome.text, page.rel_path)]
+        others: dict[str, str] = {}  # the diff of each other page written, by its path
         if outcome.fixed:
             write_text_atomic(page.path, outcome.text)
             sources[page.rel_path] = SourceFile(source.rel_path, source.slug, outcome.text, source.tokens)
             for path, text in outcome.others.items():
                 other = next(p for p in run.all_pages if p.rel_path == path)
                 write_text_atomic(other.path, text)
-                diffs.append(unified_diff(sources[path].raw, text, path))
+                others[path] = unified_diff(sources[path].raw, text, path)
                 sources[path] = SourceFile(path, other.slug, text, sources[path].tokens)
         if outcome.fixed or outcome.left:
-            fixes.append(PageFix(page.rel_path, "".join(diffs), outcome.fixed, outcome.left,
-                                 tuple(outcome.others) if outcome.fixed else ()))
+            diff = unified_diff(source.raw, outcome.text, page.rel_path) + "".join(others.values())
+            fixes.append(PageFix(page.rel_path, diff, outcome.fixed, outcome.left, tuple(others)))
     run.updated = lock
     save_quote_lock(run)
     _write_current_scripts(run.all_pages)

@@ -97,7 +97,7 @@ def data_files(root: Path, reads: dict[str, list[str]],
     computed). Files outside ``root`` are counted by :func:`outside_files`."""
     found = []
     for path, slugs in sorted(_readers(reads).items()):
-        full = Path(path) if Path(path).is_absolute() else root / path
+        full = root / path  # an absolute path stays as it is
         if _inside(full, root) and full.is_file():
             sha = (digest(path) if digest is not None else None) or file_sha256(full)
             found.append(DataFile(path, sha, full.stat().st_size, tuple(sorted(slugs))))
@@ -106,8 +106,7 @@ def data_files(root: Path, reads: dict[str, list[str]],
 
 def outside_files(root: Path, reads: dict[str, list[str]]) -> int:
     """How many of the non-code files of ``reads`` lie outside ``root``."""
-    return sum(1 for path in _readers(reads) if not _inside(Path(path) if Path(path).is_absolute() else root / path,
-                                                           root))
+    return sum(1 for path in _readers(reads) if not _inside(root / path, root))
 
 
 def _readers(reads: dict[str, list[str]]) -> dict[str, list[str]]:

@@ -287,9 +287,10 @@ def read_page(path: Path, root: Path, previous: Page | None = None) -> Page:
         raise SourceError(rel, "expected YAML front matter between '---' lines at the top (title, summary)", 1)
     front = _unchanged_front(previous, tokens[0], rel) or parse_front_matter(tokens[0].content, rel,
                                                                              tokens[0].map[0] + 2)
-    blocks = _code_blocks(tokens, text.splitlines(), rel)
+    lines = text.splitlines()
     return Page(slug=slug, path=resolved, rel_path=rel, text=text, front=front, tokens=tokens,
-                blocks=blocks, inline=_inline_exprs(tokens, text.splitlines()), claims=find_claims(tokens),
+                blocks=_code_blocks(tokens, lines, rel), inline=_inline_exprs(tokens, lines),
+                claims=find_claims(tokens),
                 math_errors=tuple(formula_errors(tokens)), malformed_claims=tuple(malformed_claims(tokens)),
                 unparsed_syntax=tuple(unparsed_syntax(tokens)))
 
