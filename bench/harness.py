@@ -34,6 +34,11 @@ import tempfile
 import time
 from pathlib import Path
 
+# Run as a script, this file's folder is first on sys.path, and bench/coverage.py would stand in
+# for the coverage package that numba (faircode's exact engine) imports if it is installed (as
+# bench/coverage.py itself does not let it).
+sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != Path(__file__).resolve().parent]
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from faircode.benchmark import RESULTS_FILES, parse_seeds, run_benchmark  # noqa: E402

@@ -27,6 +27,11 @@ from pathlib import Path
 import numpy as np
 from scipy import stats
 
+# Run as a script, this file's folder is first on sys.path, and bench/coverage.py would stand in
+# for the coverage package that numba (faircode's exact engine) imports if it is installed (as
+# bench/coverage.py itself does not let it).
+sys.path[:] = [entry for entry in sys.path if Path(entry or ".").resolve() != Path(__file__).resolve().parent]
+
 try:
     import faircode  # noqa: F401  (installed with `pip install -e .`)
 except ModuleNotFoundError:  # run from a checkout without installing
