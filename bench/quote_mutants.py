@@ -22,10 +22,11 @@ how many literal numbers are verified.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
 import time
 from pathlib import Path
+
+from msgspec.structs import replace
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -60,7 +61,7 @@ def failing_lines(quotes) -> set[int]:
 
 def with_text(page, text: str):
     """``page`` as if its file said ``text``."""
-    return dataclasses.replace(page, text=text, tokens=parse_tokens(text))
+    return replace(page, text=text, tokens=parse_tokens(text))
 
 
 def replaced(text: str, line: int, span: tuple[int, int], new: str) -> str:

@@ -4,8 +4,9 @@ once, at the edge, into a :class:`BuildConfig`."""
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
+
+from msgspec import Struct, field
 
 from sitebuild.errors import ConfigError
 
@@ -19,8 +20,7 @@ SITE_FILE = "site.yaml"
 STEP_WHEN = ("always", "asked")
 
 
-@dataclass(frozen=True)
-class Step:
+class Step(Struct, frozen=True):
     """A command the site runs before its pages, skipped when its inputs are unchanged.
 
     ``when`` is "always" (every build runs it) or "asked" (only ``--step NAME`` runs it);
@@ -39,8 +39,7 @@ class Step:
     outputs: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class SiteConfig:
+class SiteConfig(Struct, frozen=True):
     """What ``site.yaml`` declares."""
 
     #: The site's name; without ``title:`` in site.yaml, the name of the repository's folder.
@@ -70,8 +69,7 @@ class SiteConfig:
     preload: tuple[str, ...] | str | None = None
 
 
-@dataclass(frozen=True)
-class BuildConfig:
+class BuildConfig(Struct, frozen=True):
     """Everything a build needs to know, already checked."""
 
     root: Path
@@ -183,7 +181,7 @@ def _presentation(raw: dict, path: Path) -> dict:
     """The settings that only shape the rendered pages (links, footer, references)."""
     values = {}
     for key in PRESENTATION_KEYS:
-        value = raw.get(key, getattr(SiteConfig, key))
+        value = raw.get(key, getattr(SiteConfig(), key))
         _expect(isinstance(value, str), f"{path}: {key}", "a string", value)
         values[key] = value.strip()
     base = values["base_url"] or "/"

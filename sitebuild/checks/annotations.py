@@ -4,11 +4,10 @@ Neither side imports the other; both import this module."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 
-@dataclass(frozen=True)
-class Annotation:
+class Annotation(Struct, frozen=True):
     """A mark on the prose.
 
     ``text`` is the marked text (for a claim, its words); ``status`` is what the check

@@ -4,8 +4,9 @@ render, failed pages located in their .md."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Iterable
+
+from msgspec import Struct
 
 from sitebuild.execution.executed import ExecutedPage, PageError
 from sitebuild.execution.extract import script_path, script_text
@@ -16,8 +17,7 @@ CONTEXT_LINES = 2
 LISTED_CHOICES = 6
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(Struct, frozen=True):
     """Something wrong in a source file; ``severity`` is "error" or "warning". A ``plain``
     error's message says itself what is wrong, so it is printed without the word "error"
     (``explainers/x.md:42: "72%" is stale: ...``)."""

@@ -14,10 +14,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import astuple, dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
+from msgspec.structs import astuple
 
 from sitebuild.checks.check import Problem
 from sitebuild.execution.executed import ExecutedPage
@@ -50,8 +52,7 @@ _NAMED = {"black": "#000000", "white": "#ffffff"}
 _BOX_PARENTS = re.compile(r"^(figure|axes|legend)_\d+$")
 
 
-@dataclass(frozen=True)
-class Mark:
+class Mark(Struct, frozen=True):
     """One painted colour of an SVG: a ``stroke`` or ``fill`` of ``colour`` at ``opacity``,
     drawn by the element at ``where`` (the ids of its groups), standing ``ratio``:1."""
 
@@ -105,8 +106,7 @@ def _closed(target: ElementTree.Element) -> bool:
     return tag in _CLOSED or (tag == "path" and "z" in target.get("d", "").lower())
 
 
-@dataclass
-class _Walk:
+class _Walk(Struct):
     background: tuple[float, float, float]
     ids: dict[str, ElementTree.Element]
     marks: list[Mark]

@@ -6,14 +6,13 @@ reported (a warning, so an error under ``--strict``)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 from sitebuild.checks.check import Problem, expected_one_of
 from sitebuild.source.read import Page
 
 
-@dataclass(frozen=True)
-class DataLink:
+class DataLink(Struct, frozen=True):
     """A link from a page to a data-theme page that shares one of its keys."""
 
     slug: str

@@ -17,8 +17,9 @@ page 25 ms, the page cache 19 ms, the checks 159 ms and the links 170 ms, the qu
 from __future__ import annotations
 
 import time
-from dataclasses import replace
 from typing import TYPE_CHECKING, Callable
+
+from msgspec.structs import replace
 
 from sitebuild.commands.summary import BuildSummary, Progress
 from sitebuild.commands.uptodate import build_options, nothing_changed

@@ -203,7 +203,7 @@ def snapshot(paths: list[Path], source: Path) -> dict[str, tuple[int, int, int]]
 def with_site_reread(config: BuildConfig) -> BuildConfig:
     """``config`` with site.yaml read again (a save of site.yaml takes effect at once); a
     broken site.yaml is a :class:`ConfigError` naming its field."""
-    from dataclasses import replace
+    from msgspec.structs import replace
 
     from sitebuild.config import load_site_config
 

@@ -6,9 +6,11 @@ in order; it imports this module only once the fast path (the stamp holds) has f
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Callable, Mapping
+
+from msgspec import Struct, field
+from msgspec.structs import replace
 
 from sitebuild.commands.summary import BuildSummary, Progress
 from sitebuild.commands.uptodate import generated_state, kernel_env, stamp_path
@@ -81,8 +83,7 @@ def _resident_render() -> ResidentRender:
     return ResidentRender()
 
 
-@dataclass
-class Resident:
+class Resident(Struct):
     """What the builds of one process (the preview's rebuilds) share in memory, so that a
     prose edit parses, checks and renders again only the page it edited: the parsed pages
     and the quote checks (the memos of :mod:`sitebuild.store.shelf`, without their files),
@@ -99,8 +100,7 @@ class Resident:
 
 # -- The data between the stages ----------------------------------------------------------
 
-@dataclass(frozen=True)
-class BuildStart:
+class BuildStart(Struct, frozen=True):
     """What the build saw as it started: the fingerprint of its sources (taken before any
     page is read), the latest time it saw, and when it started (ns)."""
 
@@ -109,16 +109,14 @@ class BuildStart:
     started_ns: int
 
 
-@dataclass(frozen=True)
-class ReadPages:
+class ReadPages(Struct, frozen=True):
     """The read stage: the pages (in source order) and the errors of the sources."""
 
     pages: tuple[Page, ...]
     source_errors: tuple = ()
 
 
-@dataclass(frozen=True)
-class PageOrder:
+class PageOrder(Struct, frozen=True):
     """The order stage: the pages' paths in levels (a page after every page feeding it),
     the pages feeding each page, and the files the steps made (written before every page)."""
 
@@ -127,8 +125,7 @@ class PageOrder:
     step_outputs: frozenset[str] = frozenset()
 
 
-@dataclass(frozen=True)
-class Executions:
+class Executions(Struct, frozen=True):
     """The execute stage: each page's execution by slug, warnings, how many pages ran, the
     cache's file hasher (its digests, as just checked, serve the provenance), what made
     pages feed pages in this build, and the problem of a cycle among them (None)."""
@@ -141,8 +138,7 @@ class Executions:
     cycle: Problem | None = None
 
 
-@dataclass(frozen=True)
-class CheckedSite:
+class CheckedSite(Struct, frozen=True):
     """The check stage: every problem found (source errors, failed pages, site checks,
     quoted numbers, warnings), the quote check and the report's rows."""
 
@@ -155,8 +151,7 @@ class CheckedSite:
         return not any(p.severity == "error" or strict for p in self.problems)
 
 
-@dataclass(frozen=True)
-class WrittenSite:
+class WrittenSite(Struct, frozen=True):
     """The write stage: every file now in the output folder, with its state, and how long
     ``on_written`` held the build (seconds; not counted as the build's own time)."""
 
@@ -206,8 +201,7 @@ def order_stage(pages: tuple[Page, ...], feeds: Feeds, step_outputs: frozenset[s
 
 # -- extract and execute --------------------------------------------------------------------
 
-@dataclass
-class _Settling:
+class _Settling(Struct):
     """The execute stage's own working state while it settles the pages, level by level
     (never handed on: :func:`execute_stage` returns :class:`Executions`)."""
 

@@ -15,8 +15,9 @@ import shlex
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 from sitebuild.config import Step
 from sitebuild.errors import SiteBuildError
@@ -28,8 +29,7 @@ OUTPUT_TAIL = 20
 STEPS_FORMAT = "1"
 
 
-@dataclass
-class StepResult:
+class StepResult(Struct):
     """What happened to one step: ran or skipped, and how long it took."""
 
     name: str

@@ -3,8 +3,9 @@ module, so that a build with nothing to do returns one without importing the sta
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable
+
+from msgspec import Struct
 
 if TYPE_CHECKING:
     from sitebuild.quotes import QuoteRun
@@ -13,8 +14,7 @@ if TYPE_CHECKING:
 Progress = Callable[[str], None]
 
 
-@dataclass(frozen=True)
-class BuildSummary:
+class BuildSummary(Struct, frozen=True):
     """What a build did: page counts, time, problems (errors and warnings), report rows."""
 
     pages: int = 0

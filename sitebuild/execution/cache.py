@@ -29,8 +29,10 @@ import hashlib
 import json
 import shutil
 import sys
-from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
+
+from msgspec import Struct, field, to_builtins
+from msgspec.structs import replace
 
 from sitebuild.execution.deps import CheckContext, Deps, FileHasher, Package, decode_section, entry_deps, expand_inputs
 from sitebuild.execution.executed import ClaimValue, ExecutedPage, InlineValue
@@ -72,8 +74,7 @@ def page_key(page: Page) -> str:
     return hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()
 
 
-@dataclass(frozen=True)
-class Lookup:
+class Lookup(Struct, frozen=True):
     """The outcome of a cache lookup: the page (when valid) and why not (when not)."""
 
     page: ExecutedPage | None
@@ -105,8 +106,7 @@ def _all_text(mapping: dict) -> bool:
     return all(isinstance(key, str) and isinstance(value, str) for key, value in mapping.items())
 
 
-@dataclass
-class ResidentEntries:
+class ResidentEntries(Struct):
     """The cache entries that the builds of one process share in memory: the shelf of
     decoded entries (by key, the state the entry's file had, the entry with its ``deps``
     decoded, and its result; an entry whose file is in another state now is read again)
@@ -305,7 +305,7 @@ NOT_ENCODED = ("deps", "trace", "digest")
 
 
 def _encode(result: ExecutedPage) -> dict:
-    data = asdict(replace(result, deps=None, trace={}))
+    data = to_builtins(replace(result, deps=None, trace={}, figures={}))  # nested records as dicts
     for name in NOT_ENCODED:
         data.pop(name, None)
     data["figures"] = {name: base64.b64encode(png).decode("ascii") for name, png in result.figures.items()}

@@ -9,10 +9,11 @@ import os
 import signal
 import sys
 import time
-from dataclasses import dataclass
 from multiprocessing import get_context
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
+
+from msgspec import Struct
 
 from sitebuild.execution.executed import ClaimValue, ExecutedPage, ExecutionDraft, InlineValue, PageError
 from sitebuild.execution.extract import KERNEL_SETUP_CELL, kernel_notebook
@@ -25,8 +26,7 @@ if TYPE_CHECKING:
 
 
 
-@dataclass(frozen=True)
-class ExecutionJob:
+class ExecutionJob(Struct, frozen=True):
     """What a worker needs to run one page (picklable)."""
 
     slug: str

@@ -5,14 +5,13 @@ figures, inline values and claims, or its :class:`PageError`. Kept apart from
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from msgspec import Struct, field
 
 from sitebuild.execution.deps import Deps
 from sitebuild.execution.outputs import Output
 
 
-@dataclass
-class PageError:
+class PageError(Struct):
     """Why a page failed: ``kind`` is exception, timeout, dead-kernel, inline or kernel."""
 
     kind: str
@@ -22,8 +21,7 @@ class PageError:
     traceback: str = ""
 
 
-@dataclass
-class InlineValue:
+class InlineValue(Struct):
     """The value of an inline ``{python} expr`` (already formatted), or its error."""
 
     index: int
@@ -31,8 +29,7 @@ class InlineValue:
     error: str = ""
 
 
-@dataclass
-class ClaimValue:
+class ClaimValue(Struct):
     """What the kernel found for one checked claim: whether its expression holds (None
     when it raised), the (name, short repr) pairs it read, and its error."""
 
@@ -42,8 +39,7 @@ class ClaimValue:
     error: str = ""
 
 
-@dataclass(frozen=True)
-class ExecutedPage:
+class ExecutedPage(Struct, frozen=True):
     """The result of running a page (frozen): outputs per block number, figures by file
     name, what the kernel recorded (``trace``: its report, on a page run in this build),
     what it depended on (``deps``: the validity conditions the cache gives it, see
@@ -84,8 +80,7 @@ class ExecutedPage:
         return tuple(sorted(set(self.trace.get("writes", ()))))
 
 
-@dataclass
-class ExecutionDraft:
+class ExecutionDraft(Struct):
     """An execution while it is recorded, cell by cell: the one mutable form of a result,
     inside the execution stage only; :meth:`finished` gives the frozen :class:`ExecutedPage`."""
 
@@ -105,4 +100,4 @@ class ExecutionDraft:
 
     def finished(self) -> ExecutedPage:
         """The recorded execution, frozen."""
-        return ExecutedPage(**{f.name: getattr(self, f.name) for f in fields(self)})
+        return ExecutedPage(**{name: getattr(self, name) for name in self.__struct_fields__})

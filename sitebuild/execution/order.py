@@ -9,10 +9,11 @@ elsewhere (a library's cache in the home folder) never orders pages."""
 from __future__ import annotations
 
 import posixpath
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
 from typing import Iterable, Mapping
+
+from msgspec import Struct, field
 
 from sitebuild.store.memo import Memo
 
@@ -28,8 +29,7 @@ def _frozen(mapping: dict) -> Mapping:
     return MappingProxyType(mapping)
 
 
-@dataclass(frozen=True)
-class Feeds:
+class Feeds(Struct, frozen=True):
     """What makes pages feed pages: the files each page wrote, and the files or folders it
     read, listed or looked for among those some page or step wrote (by page path, record
     names inside the repository)."""

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import base64
 import re
-from dataclasses import dataclass, field
+
+from msgspec import Struct, field
 
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 ERROR_MIME = "application/vnd.sitebuild.error+json"
@@ -19,8 +20,7 @@ FIGURE_DARK_MIME = "application/vnd.sitebuild.figure-dark+svg"
 CELL_SEPARATOR = " | "
 
 
-@dataclass
-class Output:
+class Output(Struct):
     """One output of a block. ``kind`` is stream, stderr, text, html, figure or error;
     ``texts`` are its quotable strings: lines of text, or the rows of an HTML table (one
     line per ``<tr>``, cells joined by :data:`CELL_SEPARATOR`, so line ``i`` is the
@@ -50,8 +50,7 @@ def table_row_texts(html: str) -> list[str]:
     return [CELL_SEPARATOR.join(text for text, _ in cells) for cells in table_cells(html)]
 
 
-@dataclass
-class BlockError:
+class BlockError(Struct):
     """An exception raised by a block, located in the .md."""
 
     line: int | None

@@ -19,8 +19,9 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
+
+from msgspec import Struct
 
 SERVER_SOURCE = Path(__file__).with_name("template_server.py").read_text(encoding="utf-8")
 #: Variables the template alone gets, before its imports: they keep its libraries from
@@ -36,8 +37,7 @@ TEMPLATE_FAILED = "kernels start normally: the kernel template could not serve (
 LIVE_TEMPLATES: set = set()
 
 
-@dataclass(frozen=True)
-class Preload:
+class Preload(Struct, frozen=True):
     """What the template imports: ``required`` (site.yaml's ``preload:``; one that fails
     turns the template off) and ``optional`` (learned from the last build; one that fails
     is left out)."""

@@ -38,11 +38,12 @@ make. A number whose chosen output has other labels than the lock remembers is
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Iterable, Sequence
 
 from markdown_it.token import Token
+from msgspec import Struct
+from msgspec.structs import replace
 
 from sitebuild.quotes.extraction import DEFAULT_EXEMPT_SECTIONS, ProseNumber, extract_prose_numbers
 from sitebuild.quotes.lock import LockEntry
@@ -141,8 +142,7 @@ def _chooser(outputs: tuple[OutputText, ...]) -> Chooser:
 
 # -- the choice ----------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class _Bound:
+class _Bound(Struct, frozen=True):
     """A prose number's choice, its candidates ranked by score, and the lock entry of its
     sentence, if any."""
 

@@ -14,8 +14,9 @@ and the values. ``check --fix`` never rewrites a claim: a broken claim is for th
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Iterable, Protocol, Sequence
+
+from msgspec import Struct
 
 from sitebuild.source.claims import Claim, syntax_error
 
@@ -28,8 +29,7 @@ class ClaimOutcome(Protocol):
     error: str
 
 
-@dataclass(frozen=True)
-class ClaimResult:
+class ClaimResult(Struct, frozen=True):
     """The verdict on one claim: ``holds`` is True only when its expression evaluated to
     a true value; ``values`` are (name, short repr) pairs of what the expression read;
     ``error`` says why it could not be evaluated."""

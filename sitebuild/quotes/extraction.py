@@ -26,10 +26,11 @@ from __future__ import annotations
 
 import html
 import re
-from dataclasses import dataclass, replace
 from typing import Iterable, Iterator, Sequence
 
 from markdown_it.token import Token
+from msgspec import Struct
+from msgspec.structs import replace
 
 from sitebuild.quotes.numbers import Number, find_numbers, mask_numbers, with_word_comparator
 from sitebuild.source.markdown import ANCHOR_CLASS, make_parser
@@ -45,8 +46,7 @@ ESCAPABLE = set("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 PROSE_OPTIONS = re.compile(r"""\{(caption|alt)=(?:"([^"]*)"|'([^']*)')\}""")
 
 
-@dataclass(frozen=True)
-class Surroundings:
+class Surroundings(Struct, frozen=True):
     """What stands around a prose number and says what it measures: the path of headings
     above it, the header of its column and the label of its row when it is in a table of
     the prose (the words of the row's other cells), and the text of its parent list
@@ -63,8 +63,7 @@ class Surroundings:
 NO_SURROUNDINGS = Surroundings()
 
 
-@dataclass(frozen=True)
-class ProseNumber:
+class ProseNumber(Struct, frozen=True):
     """A number in the prose: where it stands and whether it is exempt.
 
     ``token_index`` and ``child_index`` point at the inline token and its text child

@@ -20,10 +20,11 @@ reason, when:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
 from typing import Sequence
 
 from markdown_it.token import Token
+from msgspec import Struct, field
+from msgspec.structs import replace
 
 from sitebuild.quotes.extraction import extract_prose_numbers, parse_tokens
 from sitebuild.quotes.lock import LockEntry
@@ -31,8 +32,7 @@ from sitebuild.quotes.results import PageQuotes, QuoteResult, Status
 from sitebuild.source.markdown import ANCHOR_CLASS
 
 
-@dataclass(frozen=True)
-class SourceFile:
+class SourceFile(Struct, frozen=True):
     """A page as ``--fix`` reads and writes it: its path for messages, its slug (other
     pages link to ``<slug>.md#anchor``), its exact text (line endings kept) and its
     tokens (parsed from the same text with line endings normalised)."""
@@ -43,8 +43,7 @@ class SourceFile:
     tokens: Sequence[Token]
 
 
-@dataclass
-class FixOutcome:
+class FixOutcome(Struct):
     """The rewritten page (exact text), the other pages rewritten with it (links to a
     renamed heading anchor, by path), its lock entries after the rewrite, and what was
     or was not rewritten (each number left with the reason in ``message``)."""

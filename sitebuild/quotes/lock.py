@@ -29,11 +29,12 @@ entries checked, and then forgotten: the next passing build writes version 3.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, fields
 from json.encoder import encode_basestring as _encode_string
 from operator import attrgetter
 from pathlib import Path
 from typing import Any, Iterable
+
+from msgspec import Struct
 
 from sitebuild.errors import SourceError
 from sitebuild.store.files import is_racy, path_state, write_text_atomic
@@ -48,8 +49,7 @@ _READ: dict[tuple, tuple[LockEntry, ...]] = {}
 _TEXT: dict[tuple[LockEntry, ...], str] = {}
 
 
-@dataclass(frozen=True)
-class LockEntry:
+class LockEntry(Struct, frozen=True):
     """One verified number and the output position that backs it."""
 
     page: str
@@ -70,7 +70,8 @@ class LockEntry:
         return (self.page, self.line, self.quote, self.context, self.occurrence)
 
 
-_FIELD_TYPES = {f.name: (int if f.type in ("int", int) else str) for f in fields(LockEntry)}
+_FIELD_TYPES = {name: (int if LockEntry.__annotations__[name] == "int" else str)
+                for name in LockEntry.__struct_fields__}
 _FIELD_VALUES = attrgetter(*_FIELD_TYPES)
 
 

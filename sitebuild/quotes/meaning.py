@@ -49,8 +49,10 @@ candidate only for a bound of the prose.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
 from typing import Iterable, Sequence
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from sitebuild.quotes.extraction import ProseNumber
 from sitebuild.quotes.numbers import Number, find_numbers
@@ -78,8 +80,7 @@ CLAUSE_BREAK = re.compile(r"[,;:()\[\]—–]|\s-\s|[0-9]|\b(?:and|or|vs|versus|
                           re.IGNORECASE)
 
 
-@dataclass(frozen=True)
-class ProseWords:
+class ProseWords(Struct, frozen=True):
     """The weighted words of one prose number (word -> weight), and its clause's words
     before and after it, in order."""
 
@@ -214,8 +215,7 @@ def _add(weights: dict[str, float], text: str, weight: float) -> None:
         weights[word] = max(weights.get(word, 0.0), weight)
 
 
-@dataclass(frozen=True)
-class Choice:
+class Choice(Struct, frozen=True):
     """The outcome of the choice for one prose number: the chosen output (None when
     ambiguous or unbound), its score, and the tied candidates of an ambiguous one."""
 

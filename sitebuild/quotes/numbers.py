@@ -30,8 +30,10 @@ from __future__ import annotations
 import io
 import re
 import tokenize
-from dataclasses import dataclass, replace
 from decimal import ROUND_HALF_UP, Decimal
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 MINUS_SIGNS = "-−"
 COMPARATORS = {"<": "<", ">": ">", "<=": "<=", ">=": ">=", "≤": "<=", "≥": ">="}
@@ -57,8 +59,7 @@ NUMBER_PATTERN = re.compile(
 )
 
 
-@dataclass(frozen=True)
-class Number:
+class Number(Struct, frozen=True):
     """One number found in a text, with everything needed to compare and re-write it.
 
     ``value`` is signed and in the units written (``72%`` has value 72, ``1.2e-5`` has

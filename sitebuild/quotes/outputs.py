@@ -11,9 +11,11 @@ the left column under a header that leaves it blank (how pandas prints an index)
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from typing import Mapping, Protocol, Sequence
+
+from msgspec import Struct, field
+from msgspec.structs import replace
 
 from sitebuild.quotes.numbers import Number, find_numbers, half_step, mask_numbers
 from sitebuild.quotes.words import word_list
@@ -24,8 +26,7 @@ QUOTABLE_KINDS = ("stream", "text", "html")
 CELL_SEPARATOR = " | "
 
 
-@dataclass(frozen=True)
-class OutputText:
+class OutputText(Struct, frozen=True):
     """One captured text output of a page: block ``block``'s output number ``output``
     (stream text, a text/plain repr, or an HTML table flattened one row per line);
     ``html`` is the table's HTML, from which its header and index cells are known;
@@ -39,8 +40,7 @@ class OutputText:
     expression: str = ""
 
 
-@dataclass(frozen=True)
-class OutputRef:
+class OutputRef(Struct, frozen=True):
     """The position of one number in the outputs: block, output, line (0-based) and the
     index of the number within that line."""
 
@@ -55,8 +55,7 @@ class OutputRef:
         return f"out-{self.block}-{self.output}-l{self.line}"
 
 
-@dataclass(frozen=True)
-class OutputNumber:
+class OutputNumber(Struct, frozen=True):
     """A number of the outputs, with the line it stands in, that line's shape, its
     label (the words next to it, space-joined, and as a set), the words of its line (and
     of its table's header), whether it is a row number or index cell, and the label's
@@ -452,8 +451,7 @@ def _under_blank_header(lines: list[str], numbers: list[list[Number]], line: int
 
 # -- HTML tables ---------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class _Cell:
+class _Cell(Struct, frozen=True):
     """A cell of an HTML table: its text, whether it is a ``<th>``, where it starts in the
     row's joined line (-1 for a cell carried down from a row above by its ``rowspan``,
     which the line does not show), and the columns it covers in the table's grid."""

@@ -3,9 +3,10 @@ the counts per page, and the lines ``check`` prints."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from enum import Enum
 from typing import Iterable
+
+from msgspec import Struct, field
 
 from sitebuild.quotes.claims import ClaimResult
 from sitebuild.quotes.lock import LockEntry
@@ -23,8 +24,7 @@ class Status(str, Enum):
     AMBIGUOUS = "ambiguous"
 
 
-@dataclass(frozen=True)
-class QuoteResult:
+class QuoteResult(Struct, frozen=True):
     """The verdict on one prose number.
 
     ``old`` and ``new`` are set for STALE numbers: the output value the lock recorded and
@@ -65,8 +65,7 @@ class QuoteResult:
     rebound: str = ""
 
 
-@dataclass(frozen=True)
-class QuoteSummary:
+class QuoteSummary(Struct, frozen=True):
     """Counts of a page's numbers by status, and of its claims that hold and broke."""
 
     verified: int = 0
@@ -93,8 +92,7 @@ class QuoteSummary:
         return dict(zip(names, self.as_tuple()))
 
 
-@dataclass
-class PageQuotes:
+class PageQuotes(Struct):
     """Everything the check found on one page (numbers and claims), and the lock entries
     it now implies."""
 

@@ -10,9 +10,10 @@ no lock entry and no mark (their value is already the output)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from msgspec import Struct, field
 
 from sitebuild.checks.annotations import PageMarks
 from sitebuild.checks.check import Problem
@@ -41,8 +42,7 @@ if TYPE_CHECKING:
 INLINE_MESSAGE = "an inline {python} value: the kernel's own output"
 
 
-@dataclass
-class QuoteRun:
+class QuoteRun(Struct):
     """The quote check of one build: results by page slug (pages that executed, in
     order), the lock as read, the lock this check implies, and the lock's problem (when
     it could not be read, nothing is checked and nothing is saved)."""
@@ -165,8 +165,7 @@ def save_quote_lock(run: QuoteRun) -> bool:
     return True
 
 
-@dataclass
-class PageFix:
+class PageFix(Struct):
     """What ``--fix`` did to one page: the diff it applied (of this page, and of the
     ``others`` whose links it rewrote to follow a renamed heading) and the stale numbers
     it left."""

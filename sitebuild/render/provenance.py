@@ -10,9 +10,10 @@ import os
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
+
+from msgspec import Struct, field
 
 from sitebuild.execution.deps import package_versions
 from sitebuild.store.files import file_sha256, git_entry
@@ -22,8 +23,7 @@ PROVENANCE_START, PROVENANCE_END = "<!--provenance-->", "<!--/provenance-->"
 CODE_SUFFIXES = (".py", ".pyc")
 
 
-@dataclass(frozen=True)
-class DataFile:
+class DataFile(Struct, frozen=True):
     """A file the pages read (not a module): its path from the root, sha256 and readers."""
 
     path: str
@@ -32,8 +32,7 @@ class DataFile:
     pages: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class Provenance:
+class Provenance(Struct, frozen=True):
     """Where a build came from."""
 
     built_at: str

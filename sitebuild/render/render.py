@@ -9,12 +9,12 @@ import json
 import os
 import re
 import traceback
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined, TemplateError, TemplateNotFound, select_autoescape
 from markupsafe import Markup
+from msgspec import Struct, field
 
 from sitebuild.checks.annotations import PageMarks
 from sitebuild.checks.links import data_links, data_pages_by_key
@@ -30,8 +30,7 @@ from sitebuild.source.read import Page
 from sitebuild.source.references import Reference, load_bibliography
 
 
-@dataclass
-class ReportRow:
+class ReportRow(Struct):
     """One line of the build report."""
 
     slug: str
@@ -44,8 +43,7 @@ class ReportRow:
     reason: str = ""  # why the page ran in this build ("" when its execution was reused)
 
 
-@dataclass
-class RenderedSite:
+class RenderedSite(Struct):
     """Every file of the site, by path relative to the output folder: ``files`` holds the
     bytes of each file rendered now, ``kept`` the existing file (of the last site) that a
     file unchanged since then is taken from as it is."""
@@ -54,8 +52,7 @@ class RenderedSite:
     kept: dict[str, str | Path] = field(default_factory=dict)
 
 
-@dataclass
-class ResidentRender:
+class ResidentRender(Struct):
     """What the renders of one process (the preview's rebuilds) share in memory: each
     page's search words, by everything they are made of (its path and text, its inline
     values and the bibliography), and the last search index with what it was made of."""

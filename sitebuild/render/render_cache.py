@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import fields
 from pathlib import Path
 from typing import Mapping
 
@@ -61,7 +60,7 @@ def page_signature(page, result, marks, shared: str) -> str:
     if result is None or result.digest:
         produced, suffix = "" if result is None else result.digest, ""
     else:  # a failed execution is never stored: its rendered parts are all that is known
-        produced = repr([getattr(result, f.name) for f in fields(result) if f.name not in NOT_RENDERED])
+        produced = repr([getattr(result, name) for name in result.__struct_fields__ if name not in NOT_RENDERED])
         produced += repr(sorted((name, _sha(data)) for name, data in result.figures.items()))
         suffix = HTML_ONLY
     return _sha("\n".join([shared, page.text, produced, repr(sorted((marks or {}).items()))])) + suffix

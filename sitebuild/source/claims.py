@@ -10,18 +10,17 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass
 from typing import Sequence
 
 from markdown_it.token import Token
+from msgspec import Struct
 
 from sitebuild.source.tokens import inline_children
 
 CHECK_ATTRIBUTE = "check"
 
 
-@dataclass(frozen=True)
-class Claim:
+class Claim(Struct, frozen=True):
     """One ``[words]{check="expression"}`` span of a page: its index in page order, its
     words, its expression and its .md line (1-based); ``token_index`` and
     ``child_index`` place its ``span_open`` in the page's tokens."""

@@ -10,11 +10,11 @@ report it at the formula's .md line."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Sequence
 
 from markdown_it.token import Token
+from msgspec import Struct
 
 from sitebuild.source.tokens import inline_children
 
@@ -41,8 +41,7 @@ class MathError(ValueError):
         super().__init__(MATH_ERROR.format(latex=latex.strip(), reason=reason))
 
 
-@dataclass(frozen=True)
-class Formula:
+class Formula(Struct, frozen=True):
     """One formula of a page: its LaTeX, whether it is displayed, and its .md line."""
 
     latex: str

@@ -5,11 +5,11 @@ options and first line, and the inline ``{python} expr`` values to evaluate."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
 from markdown_it.token import Token
+from msgspec import Struct, field
 
 from sitebuild.errors import SourceError
 from sitebuild.source.claims import Claim, find_claims, malformed_claims
@@ -29,8 +29,7 @@ OPTION_PATTERN = re.compile(r"""\{([A-Za-z][\w-]*)(?:=("[^"]*"|'[^']*'|[^}\s]*))
 INLINE_PATTERN = re.compile(r"^\{python(?::([^}]*))?\}\s+(.+)$", re.S)
 
 
-@dataclass(frozen=True)
-class CodeBlock:
+class CodeBlock(Struct, frozen=True):
     """One fenced block: ``n`` counts every fence of the page from 1; ``line`` is the .md
     line (1-based) of its first line of code."""
 
@@ -46,8 +45,7 @@ class CodeBlock:
         return self.language == "python" and not self.options.get("no-exec")
 
 
-@dataclass(frozen=True)
-class InlineExpr:
+class InlineExpr(Struct, frozen=True):
     """An inline ``{python[:format]} expr`` value, at ``line``/``col`` (1-based) in the .md."""
 
     index: int
@@ -57,8 +55,7 @@ class InlineExpr:
     col: int
 
 
-@dataclass(frozen=True)
-class FrontMatter:
+class FrontMatter(Struct, frozen=True):
     """The validated front matter of an explainer."""
 
     title: str
@@ -77,8 +74,7 @@ class FrontMatter:
     cache: bool = True
 
 
-@dataclass(frozen=True)
-class Page:
+class Page(Struct, frozen=True):
     """A source explainer, parsed."""
 
     slug: str
@@ -156,7 +152,7 @@ def parse_front_matter(text: str, path: str, first_line: int = 2) -> FrontMatter
     if not isinstance(raw, dict):
         raise SourceError(path, f"front matter: expected a mapping of fields, found {type(raw).__name__}", first_line)
     at = _FieldLines(text, first_line)
-    known = {f for f in FrontMatter.__dataclass_fields__}
+    known = set(FrontMatter.__struct_fields__)
     unknown = sorted(set(raw) - known, key=str)
     if unknown:
         raise SourceError(path, unknown_field_message(str(unknown[0]), known), at(str(unknown[0])))

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import re
 import stat
-from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
+from msgspec import Struct
 
 from sitebuild.errors import ConfigError
 from sitebuild.source.tokens import inline_children
@@ -32,8 +32,7 @@ NO_LINK = ("bibliography entry {key!r} has neither a doi nor a url: add the work
 ENTRY_FIELDS = frozenset({"id", "authors", "title", "year", "venue", "doi", "url", "note"})
 
 
-@dataclass(frozen=True)
-class Reference:
+class Reference(Struct, frozen=True):
     """One entry of the bibliography."""
 
     key: str

@@ -21,8 +21,9 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
-from dataclasses import dataclass, field
 from pathlib import Path
+
+from msgspec import Struct, field
 
 from sitebuild.store.files import write_bytes_atomic
 from sitebuild.store.memo import IGNORED, unwrap, wrap
@@ -33,8 +34,7 @@ PACK = "pack" + SUFFIX
 COMPACT_AFTER = 16
 
 
-@dataclass
-class ResidentValues:
+class ResidentValues(Struct):
     """The values of one shelf that the builds of one process share in memory: by name, for
     the shelf's kind and version (another version empties it), with the names the shelf was
     last told to keep (None before the first build)."""

@@ -5,7 +5,6 @@ an edit of the code or of a file the page reads affects. Real kernels, real file
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import pickle
 import re
@@ -13,6 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
+from msgspec.structs import replace
 from site_helpers import TEMPLATES
 
 from sitebuild.commands.build import run_build
@@ -128,7 +128,7 @@ def test_a_build_never_changes_what_it_takes_from_memory(root):
 
     stored = json.loads((root / ".cache" / "sitebuild" / PAGES_DIR / f"{key}.json").read_text(encoding="utf-8"))
     fresh = _decode(stored["result"], status="cached", deps=None, digest=stored["digest"])
-    assert pickle.dumps(dataclasses.replace(result, deps=None)) == pickle.dumps(fresh)
+    assert pickle.dumps(replace(result, deps=None)) == pickle.dumps(fresh)
 
 
 def test_edits_of_the_code_or_of_a_file_read_still_run_the_page(root):

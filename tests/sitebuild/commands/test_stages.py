@@ -5,9 +5,9 @@ gives equal data."""
 from __future__ import annotations
 
 import time
-from dataclasses import FrozenInstanceError, replace
 
 import pytest
+from msgspec.structs import replace
 from site_helpers import site_config
 
 from sitebuild.commands.build import BuildSummary, run_build
@@ -41,7 +41,7 @@ def staged(tmp_path_factory):
 def test_the_summary_is_frozen(staged):
     _, summary = staged
     assert isinstance(summary, BuildSummary) and summary.executed == 1
-    with pytest.raises(FrozenInstanceError):
+    with pytest.raises(AttributeError):
         summary.executed = 0
     with pytest.raises(AttributeError):
         summary.problems.append("x")  # a tuple
@@ -59,14 +59,14 @@ def test_each_stage_returns_frozen_data_that_refuses_changes(staged):
     assert result.status == "cached" and result.deps is not None
     for frozen, name in ((read, "pages"), (read.pages[0], "slug"), (order, "levels"), (executions, "ran"),
                          (result, "reason"), (result, "deps"), (result.deps, "engine")):
-        with pytest.raises(FrozenInstanceError):
+        with pytest.raises(AttributeError):
             setattr(frozen, name, None)
     with pytest.raises(TypeError):
         executions.pages["other"] = result
     with pytest.raises(TypeError):
         result.deps.records["files"] = ()
     checked = check_stage(config, read, executions)
-    with pytest.raises(FrozenInstanceError):
+    with pytest.raises(AttributeError):
         checked.problems = ()
     assert checked.ok(strict=True) and [r.status for r in checked.rows] == ["cached"]
 

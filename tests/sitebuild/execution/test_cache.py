@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import replace
 from pathlib import Path
+
+from msgspec.structs import replace
 
 from sitebuild.execution.cache import CACHE_FORMAT, DECODED_DIR, ExecutionCache, page_key
 from sitebuild.execution.deps import FileHasher, Package, code_digest

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import os
 import time
-from dataclasses import FrozenInstanceError
 from pathlib import Path
 
 import numpy
@@ -67,9 +66,9 @@ def test_records_are_typed_frozen_and_say_what_they_need(tmp_path):
     assert all(current_state(line, state, tmp_path, {"FC_RECORD_TEST": "1"}) == state for line, state in lines.items())
     assert current_state("files:data.txt", lines["files:data.txt"], tmp_path, {}) == lines["files:data.txt"]
     assert current_state("gadgets:x", None, tmp_path, {}) is not None  # a kind this engine does not know
-    with pytest.raises(FrozenInstanceError):
+    with pytest.raises(AttributeError):
         files["data.txt"].digest = "other"
-    with pytest.raises(FrozenInstanceError):
+    with pytest.raises(AttributeError):
         deps.engine = "other"
 
 

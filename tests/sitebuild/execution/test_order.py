@@ -4,8 +4,6 @@ builds."""
 
 from __future__ import annotations
 
-from dataclasses import FrozenInstanceError
-
 import pytest
 
 from sitebuild.execution.order import (
@@ -67,7 +65,7 @@ def test_feeds_round_trip_and_a_damaged_file_reads_as_none(tmp_path):
     assert load_feeds(tmp_path) == feeds
     (tmp_path / FEEDS_FILE).write_text("{not json")
     assert load_feeds(tmp_path) == Feeds()
-    with pytest.raises(FrozenInstanceError):
+    with pytest.raises(AttributeError):
         feeds.writes = {}
     with pytest.raises(TypeError):
         feeds.writes["c.md"] = frozenset()

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, replace
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from msgspec.structs import asdict, replace
 
 from sitebuild.errors import SourceError
 from sitebuild.quotes.lock import (

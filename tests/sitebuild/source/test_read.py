@@ -173,5 +173,5 @@ def test_every_front_matter_field_is_in_the_readme():
     from sitebuild.source.read import FrontMatter
 
     readme = (REPO / "README.md").read_text(encoding="utf-8")
-    missing = [name for name in FrontMatter.__dataclass_fields__ if f"`{name}`" not in readme]
+    missing = [name for name in FrontMatter.__struct_fields__ if f"`{name}`" not in readme]
     assert not missing, f"front-matter fields the README does not name: {missing}"
