@@ -43,6 +43,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Callable
@@ -176,15 +177,15 @@ def build(project: Path, source: str, out: str, cache: str, jobs: int, kernels: 
     started = time.perf_counter()
     with tempfile.TemporaryFile("w+") as errors:
         process = subprocess.Popen(command, cwd=project, stdout=subprocess.DEVNULL, stderr=errors, text=True, env=env)
-        peak = (0, 0)
-        while process.poll() is None:
-            if memory:
-                peak = max(peak, tree_memory(process.pid))
-            try:
-                process.wait(timeout=0.2)
-            except subprocess.TimeoutExpired:
-                pass
+        peaks: list[tuple[int, int]] = [(0, 0)]
+        sampler = _sample_memory(process, peaks) if memory else None
+        # A blocking wait: Popen.wait(timeout=...) polls with sleeps that grow to 50 ms, so
+        # an exit would be seen up to 50 ms late (every build timed in 50 ms steps).
+        process.wait()
         seconds = time.perf_counter() - started
+        if sampler is not None:
+            sampler.join()
+        peak = max(peaks)
         errors.seek(0)
         stderr = errors.read()
     if memory:
@@ -194,6 +195,18 @@ def build(project: Path, source: str, out: str, cache: str, jobs: int, kernels: 
     lines = stderr.strip().splitlines()
     closing = [line for line in lines if SUMMARY.search(line) or "up to date" in line]
     return seconds, (closing or lines)[-1]
+
+
+def _sample_memory(process: subprocess.Popen, peaks: list[tuple[int, int]]) -> threading.Thread:
+    """A thread adding the memory of ``process``'s tree to ``peaks`` every 0.2 s until it ends."""
+    def sample() -> None:
+        while process.poll() is None:
+            peaks.append(tree_memory(process.pid))
+            time.sleep(0.2)
+
+    thread = threading.Thread(target=sample, daemon=True)
+    thread.start()
+    return thread
 
 
 def tree_memory(pid: int) -> tuple[int, int]:

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-
-from msgspec import Struct, field
+from typing import NamedTuple
 
 from sitebuild.errors import ConfigError
 
@@ -20,7 +19,7 @@ SITE_FILE = "site.yaml"
 STEP_WHEN = ("always", "asked")
 
 
-class Step(Struct, frozen=True):
+class Step(NamedTuple):
     """A command the site runs before its pages, skipped when its inputs are unchanged.
 
     ``when`` is "always" (every build runs it) or "asked" (only ``--step NAME`` runs it);
@@ -39,7 +38,7 @@ class Step(Struct, frozen=True):
     outputs: tuple[str, ...] = ()
 
 
-class SiteConfig(Struct, frozen=True):
+class SiteConfig(NamedTuple):
     """What ``site.yaml`` declares."""
 
     #: The site's name; without ``title:`` in site.yaml, the name of the repository's folder.
@@ -69,8 +68,10 @@ class SiteConfig(Struct, frozen=True):
     preload: tuple[str, ...] | str | None = None
 
 
-class BuildConfig(Struct, frozen=True):
-    """Everything a build needs to know, already checked."""
+class BuildConfig(NamedTuple):
+    """Everything a build needs to know, already checked. Like the other configuration
+    records, a ``NamedTuple``: the up-to-date check reads it, and must not import the
+    library the stages' records are made with (see CONTRIBUTING.md)."""
 
     root: Path
     source: Path
@@ -86,7 +87,7 @@ class BuildConfig(Struct, frozen=True):
     run_steps: bool = True
     #: Steps named with ``--step``: run even when site.yaml says ``when: asked``.
     asked_steps: tuple[str, ...] = ()
-    site: SiteConfig = field(default_factory=SiteConfig)
+    site: SiteConfig = SiteConfig()
     #: "forked" (each page's kernel forked from a warm template) or "fresh" (started normally).
     kernels: str = "forked"
 
@@ -181,7 +182,7 @@ def _presentation(raw: dict, path: Path) -> dict:
     """The settings that only shape the rendered pages (links, footer, references)."""
     values = {}
     for key in PRESENTATION_KEYS:
-        value = raw.get(key, getattr(SiteConfig(), key))
+        value = raw.get(key, SiteConfig._field_defaults[key])
         _expect(isinstance(value, str), f"{path}: {key}", "a string", value)
         values[key] = value.strip()
     base = values["base_url"] or "/"

@@ -19,8 +19,6 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Callable
 
-from msgspec.structs import replace
-
 from sitebuild.commands.summary import BuildSummary, Progress
 from sitebuild.commands.uptodate import build_options, nothing_changed
 from sitebuild.config import BuildConfig, check_templates
@@ -107,7 +105,7 @@ def run_check_fix(config: BuildConfig, *, progress: Progress = lambda line: None
     if first.quotes is None or not any(q.problems() for q in first.page_quotes):
         return [], first
     fixes = fix_quotes(first.quotes)
-    return fixes, run_build(replace(config, force=False, run_steps=False), check_only=True, progress=progress)
+    return fixes, run_build(config._replace(force=False, run_steps=False), check_only=True, progress=progress)
 
 
 # -- Steps, and the fast path ---------------------------------------------------------------

@@ -203,11 +203,9 @@ def snapshot(paths: list[Path], source: Path) -> dict[str, tuple[int, int, int]]
 def with_site_reread(config: BuildConfig) -> BuildConfig:
     """``config`` with site.yaml read again (a save of site.yaml takes effect at once); a
     broken site.yaml is a :class:`ConfigError` naming its field."""
-    from msgspec.structs import replace
-
     from sitebuild.config import load_site_config
 
-    return replace(config, site=load_site_config(config.root / SITE_FILE))
+    return config._replace(site=load_site_config(config.root / SITE_FILE))
 
 
 def rebuild(config: BuildConfig, state: ServeState, progress: Callable[[str], None]) -> None:

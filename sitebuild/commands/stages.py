@@ -20,8 +20,8 @@ from sitebuild.execution.deps import (
     PACKAGE_VERSIONS_FILE,
     FileHasher,
     Package,
-    code_digest,
     package_table,
+    state_locations,
     untraced_warning,
 )
 from sitebuild.execution.order import (
@@ -34,6 +34,7 @@ from sitebuild.execution.order import (
     load_feeds,
     save_feeds,
 )
+from sitebuild.execution.states import code_digest
 from sitebuild.store.files import is_racy
 from sitebuild.store.stamp import (
     fingerprint,
@@ -567,5 +568,5 @@ def record_stamp(config: BuildConfig, pages: tuple[Page, ...], executions: Execu
     if volatile or not vouched or is_racy([0, start.newest_ns, start.newest_ns], start.started_ns):
         stamp_path(config).unlink(missing_ok=True)
         return
-    write_stamp(stamp_path(config), {"fingerprint": start.sources, "deps": lines,
+    write_stamp(stamp_path(config), {"fingerprint": start.sources, "deps": lines, "states": state_locations(),
                                        "generated": generated_digest(config.source, generated_state(config))})

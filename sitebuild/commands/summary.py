@@ -3,9 +3,7 @@ module, so that a build with nothing to do returns one without importing the sta
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
-
-from msgspec import Struct
+from typing import TYPE_CHECKING, Callable, NamedTuple
 
 if TYPE_CHECKING:
     from sitebuild.quotes import QuoteRun
@@ -14,8 +12,10 @@ if TYPE_CHECKING:
 Progress = Callable[[str], None]
 
 
-class BuildSummary(Struct, frozen=True):
-    """What a build did: page counts, time, problems (errors and warnings), report rows."""
+class BuildSummary(NamedTuple):
+    """What a build did: page counts, time, problems (errors and warnings), report rows.
+    A ``NamedTuple``, as the configuration is: a build with nothing to do returns one
+    without importing the library the stages' records are made with."""
 
     pages: int = 0
     executed: int = 0

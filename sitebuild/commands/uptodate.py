@@ -8,8 +8,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from sitebuild.config import BuildConfig
-from sitebuild.execution.deps import code_digest, current_state
 from sitebuild.execution.environment import kernel_environment
+from sitebuild.execution.states import code_digest, current_state
 from sitebuild.quotes import LOCK_FILENAME
 from sitebuild.store.stamp import STAMP_FILE, is_up_to_date
 

@@ -21,7 +21,6 @@ CONTRIBUTING.md."""
 from __future__ import annotations
 
 import glob
-import hashlib
 import os
 import sys
 from functools import cached_property
@@ -32,22 +31,16 @@ from typing import Any, ClassVar, Iterable, Mapping
 from msgspec import Struct, field
 from msgspec.structs import replace
 
-from sitebuild.store.files import file_sha256, file_state, is_racy, listing_digest, package_stamp, path_state
+from sitebuild.execution.states import (
+    file_state_now,
+    listing_now,
+    package_now,
+    state_location,
+    variable_now,
+    written_now,
+)
+from sitebuild.store.files import file_sha256, file_state, is_racy, listing_digest, package_stamp
 from sitebuild.store.memo import Memo
-
-PACKAGE_DIR = Path(__file__).resolve().parent
-#: The engine's files that shape an execution: a change to any of them re-runs every page.
-EXECUTION_CODE: tuple[Path, ...] = tuple(PACKAGE_DIR / name for name in (
-    "kernel_setup.py", "kernel_figures.py", "extract.py", "execute.py", "executed.py", "kernels.py", "outputs.py",
-    "html_tables.py", "template.py", "template_server.py"))
-
-
-def code_digest(paths: tuple[Path, ...] = ()) -> str:
-    """sha256 over the contents of ``paths`` (default :data:`EXECUTION_CODE`)."""
-    digest = hashlib.sha256()
-    for path in paths or EXECUTION_CODE:
-        digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
-    return digest.hexdigest()
 
 
 class FileHasher:
@@ -248,7 +241,10 @@ class Record(Struct, frozen=True):
     @classmethod
     def state_now(cls, key: str, recorded: Any, root: Path, env: Mapping[str, str]) -> Any:
         """The state line of the input named ``key`` as it is now (``recorded``: as the
-        stamp holds it), equal to the recorded one while nothing changed."""
+        stamp holds it), equal to the recorded one while nothing changed. A kind may give
+        a plain function instead (``state_now = staticmethod(f)``): one defined in a module
+        that imports no record type, such as :mod:`sitebuild.execution.states`, keeps the
+        up-to-date check from importing them (the stamp names where it lives)."""
         raise NotImplementedError
 
     def watched(self) -> tuple[str, ...]:
@@ -352,9 +348,7 @@ class FileRead(Record, frozen=True):
     def fresh(self, now_ns: int | None = None) -> bool:
         return self.state_seen is None or not is_racy(self.state_seen, now_ns)
 
-    @classmethod
-    def state_now(cls, key: str, recorded: Any, root: Path, env: Mapping[str, str]) -> list[int] | None:
-        return path_state(root / key)
+    state_now = staticmethod(file_state_now)
 
     def watched(self) -> tuple[str, ...]:
         return (self.path,)
@@ -389,9 +383,7 @@ class Listing(Record, frozen=True):
     def state(self) -> str:
         return self.digest
 
-    @classmethod
-    def state_now(cls, key: str, recorded: Any, root: Path, env: Mapping[str, str]) -> str:
-        return listing_digest(root / key)
+    state_now = staticmethod(listing_now)
 
     def watched(self) -> tuple[str, ...]:
         return (self.folder,)
@@ -422,9 +414,7 @@ class EnvRead(Record, frozen=True):
     def state(self) -> str | None:
         return self.value
 
-    @classmethod
-    def state_now(cls, key: str, recorded: Any, root: Path, env: Mapping[str, str]) -> str | None:
-        return env.get(key)
+    state_now = staticmethod(variable_now)
 
     def to_json(self) -> str | None:
         return self.value
@@ -473,9 +463,7 @@ class Package(Record, frozen=True):
     def state(self) -> list:
         return list(self.stamp)
 
-    @classmethod
-    def state_now(cls, key: str, recorded: Any, root: Path, env: Mapping[str, str]) -> list | None:
-        return package_stamp(recorded[0]) if recorded else None
+    state_now = staticmethod(package_now)
 
     def to_json(self) -> dict:
         return {"stamp": list(self.stamp), "version": self.version}
@@ -508,9 +496,7 @@ class FileWritten(Record, frozen=True):
     def state(self) -> bool:
         return self.present
 
-    @classmethod
-    def state_now(cls, key: str, recorded: Any, root: Path, env: Mapping[str, str]) -> bool:
-        return (root / key).is_file() if recorded else False
+    state_now = staticmethod(written_now)
 
     def to_json(self) -> bool:
         return self.present
@@ -718,9 +704,17 @@ def entry_deps(report: dict, hasher: FileHasher, inputs: list[str], engine: str)
     return Deps(engine, _frozen(records), tuple((name, hasher.digest(name)) for name in inputs))
 
 
-def current_state(line: str, recorded: Any, root: Path, env: Mapping[str, str]) -> Any:
-    """The state now of the stamp's ``line`` (``kind:key``, see :meth:`Deps.stamp_lines`);
-    a kind this engine does not know never equals what was recorded."""
+def state_locations() -> dict[str, str]:
+    """Where each kind's :meth:`Record.state_now` lives, by kind (kept in the stamp, see
+    :func:`sitebuild.execution.states.current_state`)."""
+    return {kind: state_location(record_type.state_now) for kind, record_type in RECORD_TYPES.items()}
+
+
+def current_state(line: str, recorded: Any, root: Path, env: Mapping[str, str],
+                  locations: Mapping[str, str] | None = None) -> Any:
+    """The state now of the stamp's ``line`` (``kind:key``, see :meth:`Deps.stamp_lines`),
+    taken by its kind's record type (``locations`` are not needed here); a kind this engine
+    does not know never equals what was recorded."""
     kind, _, key = line.partition(":")
     record_class = RECORD_TYPES.get(kind)
     if record_class is None:

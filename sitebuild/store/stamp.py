@@ -37,8 +37,9 @@ INPUTS_FILE = "recorded-inputs.json"  # what the last build's pages read, stamp 
 INPUTS_FORMAT = "1"
 SITE_FILES = "site-files.json"  # the files the last build wrote into the output folder, with their states
 SITE_FILES_FORMAT = "1"
-#: Takes a stamp's state line again: (line, its recorded state, root, environment) -> the state now.
-CurrentState = Callable[[str, Any, Path, Mapping[str, str]], Any]
+#: Takes a stamp's state line again: (line, its recorded state, root, environment, where
+#: each kind's function lives: the stamp's ``states``) -> the state now.
+CurrentState = Callable[[str, Any, Path, Mapping[str, str], Mapping[str, str]], Any]
 PACKAGE_DIR = Path(__file__).resolve().parent.parent  # the whole engine, every stage
 
 
@@ -78,10 +79,13 @@ def generated_digest(source: Path, extra: dict) -> str:
     return hashlib.sha256("\n".join(lines).encode()).hexdigest()
 
 
-def deps_state(root: Path, record: Mapping[str, Any], env: Mapping[str, str], current: CurrentState) -> dict:
+def deps_state(root: Path, record: Mapping[str, Any], env: Mapping[str, str], current: CurrentState,
+               locations: Mapping[str, str] | None = None) -> dict:
     """The current state of each line of ``record`` (a stamp's ``deps``: line -> state),
-    taken by ``current``, so that the two are equal when nothing changed."""
-    return {line: current(line, recorded, root, env) for line, recorded in record.items()}
+    taken by ``current`` (told ``locations``, the stamp's ``states``), so that the two are
+    equal when nothing changed."""
+    where = locations if isinstance(locations, dict) else {}
+    return {line: current(line, recorded, root, env, where) for line, recorded in record.items()}
 
 
 def output_state(path: str | Path, folder: int | None = None) -> list[int] | None:
@@ -188,7 +192,7 @@ def is_up_to_date(path: Path, out: Path, root: Path, source: Path, templates: Pa
             or not site_unchanged(out, read_site_files(path.parent)):
         return False  # the site as written is the memo beside the stamp (the render cache reads it too)
     record = stamp.get("deps", {})
-    return deps_state(root, record, dict(os.environ) if env is None else env, current) == record
+    return deps_state(root, record, dict(os.environ) if env is None else env, current, stamp.get("states")) == record
 
 
 def recorded_inputs(cache_dir: Path, root: Path) -> list[Path]:

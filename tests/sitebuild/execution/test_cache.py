@@ -12,9 +12,10 @@ from pathlib import Path
 from msgspec.structs import replace
 
 from sitebuild.execution.cache import CACHE_FORMAT, DECODED_DIR, ExecutionCache, page_key
-from sitebuild.execution.deps import FileHasher, Package, code_digest
+from sitebuild.execution.deps import FileHasher, Package
 from sitebuild.execution.executed import ExecutedPage, InlineValue
 from sitebuild.execution.outputs import Output
+from sitebuild.execution.states import code_digest
 from sitebuild.source.read import read_page
 from sitebuild.store.files import FINE_RACY_NS, path_state
 from sitebuild.store.memo import engine_version

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from site_helpers import site_config
 
-import sitebuild.execution.deps
+import sitebuild.execution.states
 from sitebuild.commands.build import run_build
 from sitebuild.store.files import FINE_RACY_NS
 
@@ -189,10 +189,10 @@ def test_an_engine_edit_reruns_every_page(tmp_path, monkeypatch):
     write_page(root, "engine", 'print("engine test")')
     engine = tmp_path / "engine-copy"
     engine.mkdir()
-    for source in sitebuild.execution.deps.EXECUTION_CODE:
+    for source in sitebuild.execution.states.EXECUTION_CODE:
         (engine / source.name).write_bytes(source.read_bytes())
-    monkeypatch.setattr(sitebuild.execution.deps, "EXECUTION_CODE",
-                        tuple(engine / p.name for p in sitebuild.execution.deps.EXECUTION_CODE))
+    monkeypatch.setattr(sitebuild.execution.states, "EXECUTION_CODE",
+                        tuple(engine / p.name for p in sitebuild.execution.states.EXECUTION_CODE))
     build(root)
     assert build(root).up_to_date
     setup = engine / "kernel_setup.py"

@@ -22,7 +22,6 @@ from sitebuild.execution.deps import (
     FileHasher,
     FileRead,
     Package,
-    code_digest,
     current_state,
     decode_section,
     entry_deps,
@@ -30,6 +29,7 @@ from sitebuild.execution.deps import (
 )
 from sitebuild.execution.executed import ExecutedPage
 from sitebuild.execution.outputs import Output
+from sitebuild.execution.states import code_digest
 from sitebuild.source.read import read_page
 from sitebuild.store.files import listing_digest
 

@@ -54,7 +54,7 @@ def test_stored_rows_are_kept_because_their_derivation_is_in_the_engine_digest()
     how rows are derived changes every cache key."""
     import sitebuild.execution.html_tables
     import sitebuild.execution.outputs
-    from sitebuild.execution.deps import EXECUTION_CODE
+    from sitebuild.execution.states import EXECUTION_CODE
 
     stored = Output(kind="html", text="<table><tr><td>1</td><td>2</td></tr></table>", texts=["1 | 2"])
     assert stored.texts == ["1 | 2"]
