@@ -6,10 +6,11 @@ needs (no markdown, kernels or rendering), and the stamp stage uses the same hel
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, Mapping
 
 from sitebuild.config import BuildConfig
 from sitebuild.execution.environment import kernel_environment
-from sitebuild.execution.states import code_digest, current_state
+from sitebuild.execution.states import code_digest, state_function
 from sitebuild.quotes import LOCK_FILENAME
 from sitebuild.store.stamp import STAMP_FILE, is_up_to_date
 
@@ -44,6 +45,20 @@ def stamp_path(config: BuildConfig) -> Path:
 def kernel_env(config: BuildConfig) -> dict:
     """The environment of this build's kernels (environment reads are checked against it)."""
     return kernel_environment(str(config.root))
+
+
+def current_state(line: str, recorded: Any, root: Path, env: Mapping[str, str],
+                  locations: Mapping[str, str] | None = None) -> Any:
+    """The state now of the stamp's ``line`` (``kind:key``), taken by the function the stamp's
+    ``locations`` name for its kind (see :mod:`sitebuild.execution.states`), else by the
+    kind's record type, which imports them all."""
+    kind, _, key = line.partition(":")
+    function = state_function(kind, locations)
+    if function is None:
+        from sitebuild.execution.deps import current_state as by_record_type
+
+        return by_record_type(line, recorded, root, env)
+    return function(key, recorded, root, env)
 
 
 def nothing_changed(config: BuildConfig, options: dict) -> bool:

@@ -5,7 +5,7 @@ taken again.
 The record types (:mod:`sitebuild.execution.deps`) are made with msgspec, whose import
 costs more than the whole check. So a record type's ``state_now`` may be any function
 ``(key, recorded, root, env) -> state``; the stamp keeps where each kind's function lives
-(:func:`state_location`), and the check imports that module alone (:func:`current_state`).
+(:func:`state_location`), and the check imports that module alone (:func:`state_function`).
 The built-in kinds' functions live here, beside nothing heavier than the standard library.
 A kind whose function lives elsewhere (a classmethod of its record type, say) still works:
 the check imports its module, and a function it cannot find is looked up through the
@@ -93,15 +93,9 @@ def _resolve(location: str) -> StateNow | None:
     return _FOUND[location]
 
 
-def current_state(line: str, recorded: Any, root: Path, env: Mapping[str, str],
-                  locations: Mapping[str, str] | None = None) -> Any:
-    """The state now of the stamp's ``line`` (``kind:key``), taken by the function the stamp's
-    ``locations`` name for its kind, else by the kind's record type (importing them all)."""
-    kind, _, key = line.partition(":")
+def state_function(kind: str, locations: Mapping[str, str] | None) -> StateNow | None:
+    """The function the stamp's ``locations`` name for ``kind``, or None when they name none
+    or it cannot be found (then the kind's record type answers, see
+    :func:`sitebuild.commands.uptodate.current_state`)."""
     location = (locations or {}).get(kind)
-    function = _resolve(location) if isinstance(location, str) else None
-    if function is None:
-        from sitebuild.execution.deps import current_state as by_record_type
-
-        return by_record_type(line, recorded, root, env)
-    return function(key, recorded, root, env)
+    return _resolve(location) if isinstance(location, str) else None

@@ -1,5 +1,6 @@
-"""The up-to-date check's view of traced inputs (sitebuild.execution.states): each kind's
-state line taken again by the function the stamp names, without the record types."""
+"""The up-to-date check's view of traced inputs (sitebuild.execution.states, and
+sitebuild.commands.uptodate.current_state): each kind's state line taken again by the
+function the stamp names, without the record types."""
 
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ import sys
 import textwrap
 from pathlib import Path
 
+from sitebuild.commands.uptodate import current_state
 from sitebuild.execution import states
 from sitebuild.execution.deps import RECORD_TYPES, FileHasher, entry_deps, state_locations
-from sitebuild.execution.states import current_state, state_location
+from sitebuild.execution.states import state_function, state_location
 from sitebuild.store.files import listing_digest, path_state
 
 REPO = Path(__file__).resolve().parents[3]
@@ -70,6 +72,8 @@ def test_a_classmethod_is_named_by_its_class_and_found_again(tmp_path):
     assert location == f"{__name__}:_Kind.state_now"
     assert current_state("gadgets:x", None, tmp_path, {}, {"gadgets": location}) == "_Kind x"
     assert state_location(states.listing_now) == "sitebuild.execution.states:listing_now"
+    assert state_function("listings", {"listings": state_location(states.listing_now)}) is states.listing_now
+    assert state_function("listings", {}) is None and state_function("listings", None) is None
 
 
 def test_a_build_with_nothing_to_do_imports_no_record_type(tmp_path):
