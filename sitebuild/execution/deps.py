@@ -706,15 +706,14 @@ def entry_deps(report: dict, hasher: FileHasher, inputs: list[str], engine: str)
 
 def state_locations() -> dict[str, str]:
     """Where each kind's :meth:`Record.state_now` lives, by kind (kept in the stamp, see
-    :func:`sitebuild.execution.states.current_state`)."""
+    :func:`sitebuild.commands.uptodate.current_state`)."""
     return {kind: state_location(record_type.state_now) for kind, record_type in RECORD_TYPES.items()}
 
 
-def current_state(line: str, recorded: Any, root: Path, env: Mapping[str, str],
-                  locations: Mapping[str, str] | None = None) -> Any:
+def current_state(line: str, recorded: Any, root: Path, env: Mapping[str, str]) -> Any:
     """The state now of the stamp's ``line`` (``kind:key``, see :meth:`Deps.stamp_lines`),
-    taken by its kind's record type (``locations`` are not needed here); a kind this engine
-    does not know never equals what was recorded."""
+    taken by its kind's record type; a kind this engine does not know never equals what
+    was recorded."""
     kind, _, key = line.partition(":")
     record_class = RECORD_TYPES.get(kind)
     if record_class is None:
