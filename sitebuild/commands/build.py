@@ -20,7 +20,7 @@ import time
 from typing import TYPE_CHECKING, Callable
 
 from sitebuild.commands.summary import BuildSummary, Progress
-from sitebuild.commands.uptodate import build_options, nothing_changed
+from sitebuild.commands.uptodate import build_options, nothing_changed, start_build
 from sitebuild.config import BuildConfig, check_templates
 from sitebuild.errors import write_failures
 from sitebuild.output.folders import build_locks, check_build_folders, remove_leftovers
@@ -70,11 +70,11 @@ def build_stages(config: BuildConfig, check_only: bool = False, progress: Progre
     started = time.monotonic()
     step_outputs = run_site_steps(config, progress)
     options = build_options(config, check_only)
-    if not check_only and not config.force and nothing_changed(config, options):
+    start = start_build(config, options)  # one fingerprint: the fast path's question, the stamp's answer
+    if not check_only and not config.force and nothing_changed(config, options, start):
         return BuildSummary(up_to_date=True, strict=config.strict, seconds=time.monotonic() - started)
     from sitebuild.commands import stages  # only past the fast path: its records and their modules
 
-    start = stages.start_build(config, options)
     git = None if check_only else stages.start_git(config)  # answered while the pages are read and checked
     written = None
     try:

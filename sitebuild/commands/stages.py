@@ -1,7 +1,8 @@
 """The stages of the build, each a function of frozen data that returns new frozen data:
-start (the fingerprint), read, order, extract and execute (or reuse the cache), check,
-render and write, and the stamp. :func:`sitebuild.commands.build.build_stages` calls them
-in order; it imports this module only once the fast path (the stamp holds) has failed."""
+read, order, extract and execute (or reuse the cache), check, render and write, and the
+stamp. :func:`sitebuild.commands.build.build_stages` calls them in order, after the start
+(the fingerprint, :func:`sitebuild.commands.uptodate.start_build`); it imports this
+module only once the fast path (the stamp holds) has failed."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from msgspec import Struct, field
 from msgspec.structs import replace
 
 from sitebuild.commands.summary import BuildSummary, Progress
-from sitebuild.commands.uptodate import generated_state, kernel_env, stamp_path
+from sitebuild.commands.uptodate import BuildStart, generated_state, kernel_env, stamp_path
 from sitebuild.config import BuildConfig
 from sitebuild.errors import ConfigError
 from sitebuild.execution.deps import (
@@ -37,7 +38,6 @@ from sitebuild.execution.order import (
 from sitebuild.execution.states import code_digest
 from sitebuild.store.files import is_racy
 from sitebuild.store.stamp import (
-    fingerprint,
     generated_digest,
     read_site_files,
     write_recorded_inputs,
@@ -54,9 +54,9 @@ if TYPE_CHECKING:
     from sitebuild.source.read import Page
     from sitebuild.store.shelf import ResidentValues
 
-__all__ = ["BuildStart", "CheckedSite", "Executions", "PageOrder", "ReadPages", "Resident", "WrittenSite",
+__all__ = ["CheckedSite", "Executions", "PageOrder", "ReadPages", "Resident", "WrittenSite",
            "check_stage", "execute_stage", "load_feeds", "order_stage", "read_stage", "record_stamp",
-           "render_and_write", "save_quote_lock", "start_build", "start_git", "summarize"]
+           "render_and_write", "save_quote_lock", "start_git", "summarize"]
 
 
 def _frozen(mapping: dict) -> Mapping:
@@ -100,15 +100,6 @@ class Resident(Struct):
 
 
 # -- The data between the stages ----------------------------------------------------------
-
-class BuildStart(Struct, frozen=True):
-    """What the build saw as it started: the fingerprint of its sources (taken before any
-    page is read), the latest time it saw, and when it started (ns)."""
-
-    sources: str
-    newest_ns: int
-    started_ns: int
-
 
 class ReadPages(Struct, frozen=True):
     """The read stage: the pages (in source order) and the errors of the sources."""
@@ -160,17 +151,6 @@ class WrittenSite(Struct, frozen=True):
     held: float = 0.0
 
 
-def start_build(config: BuildConfig, options: dict) -> BuildStart:
-    """Take the fingerprint of the sources before anything is read (an edit during the build
-    makes the next one run); the engine's state is looked up once in this build."""
-    from sitebuild.source.page_cache import engine_version
-
-    engine_version.cache_clear()
-    newest, started_ns = [0], time.time_ns()
-    sources = fingerprint(config.root, config.source, config.templates, options, newest)
-    return BuildStart(sources, newest[0], started_ns)
-
-
 def start_git(config: BuildConfig):
     from sitebuild.render.provenance import start_git
 
@@ -180,9 +160,11 @@ def start_git(config: BuildConfig):
 # -- read, order -------------------------------------------------------------------------------
 
 def read_stage(config: BuildConfig, resident: Resident | None = None) -> ReadPages:
-    """Read every page (through the page cache); an --only naming no page is an error."""
-    from sitebuild.source.page_cache import read_pages_cached
+    """Read every page (through the page cache); an --only naming no page is an error. The
+    engine's state is looked up afresh, once in this build (a preview builds many)."""
+    from sitebuild.source.page_cache import engine_version, read_pages_cached
 
+    engine_version.cache_clear()
     pages, source_errors = read_pages_cached(config.source, config.root, config.cache_dir,
                                              resident.pages if resident is not None else None)
     unknown = sorted(set(config.only) - {p.slug for p in pages})

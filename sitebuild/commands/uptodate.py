@@ -5,14 +5,33 @@ needs (no markdown, kernels or rendering), and the stamp stage uses the same hel
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 from sitebuild.config import BuildConfig
 from sitebuild.execution.environment import kernel_environment
 from sitebuild.execution.states import code_digest, state_function
 from sitebuild.quotes import LOCK_FILENAME
-from sitebuild.store.stamp import STAMP_FILE, is_up_to_date
+from sitebuild.store.stamp import STAMP_FILE, fingerprint, is_up_to_date
+
+
+class BuildStart(NamedTuple):
+    """What the build saw as it started: the fingerprint of its sources (taken before any
+    page is read), the latest time it saw, and when it started (ns)."""
+
+    sources: str
+    newest_ns: int
+    started_ns: int
+
+
+def start_build(config: BuildConfig, options: dict) -> BuildStart:
+    """Take the fingerprint of the sources before anything is read (an edit during the build
+    makes the next one run): the fast path compares it with the stamp's, and the stamp
+    stage records it."""
+    newest, started_ns = [0], time.time_ns()
+    sources = fingerprint(config.root, config.source, config.templates, options, newest)
+    return BuildStart(sources, newest[0], started_ns)
 
 
 def build_options(config: BuildConfig, check_only: bool) -> dict:
@@ -61,8 +80,10 @@ def current_state(line: str, recorded: Any, root: Path, env: Mapping[str, str],
     return function(key, recorded, root, env)
 
 
-def nothing_changed(config: BuildConfig, options: dict) -> bool:
-    """True when the stamp of the last build still holds: its sources, what its pages
-    depended on and the site it wrote are as they were."""
+def nothing_changed(config: BuildConfig, options: dict, start: BuildStart | None = None) -> bool:
+    """True when the stamp of the last build still holds: its sources (their fingerprint
+    taken by :func:`start_build`, or now), what its pages depended on and the site it
+    wrote are as they were."""
     return is_up_to_date(stamp_path(config), config.out, config.root, config.source, config.templates, options,
-                         kernel_env(config), generated_state(config), current=current_state)
+                         kernel_env(config), generated_state(config), current=current_state,
+                         sources=None if start is None else start.sources)

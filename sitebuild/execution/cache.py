@@ -27,6 +27,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -127,6 +128,7 @@ class ExecutionCache:
     def __init__(self, cache_dir: Path, root: Path, *, env: dict[str, str] | None = None,
                  site_inputs: tuple[str, ...] = (), engine: str = "", resident: ResidentEntries | None = None):
         self.dir = cache_dir / PAGES_DIR
+        self._dir_text = os.path.join(self.dir, "")  # entries' paths joined as text on each lookup
         self.root = root
         self.hashes_memo, self.index_memo = hashes_memo(cache_dir), index_memo(cache_dir)
         self.hasher = FileHasher(root, self.hashes_memo.load({}))
@@ -176,7 +178,7 @@ class ExecutionCache:
         its result as a cached execution (its ``deps`` as stored); from the shelf of decoded
         entries while its file is in the state it was decoded in."""
         self.looked_up.add(key)
-        state = path_state(self.entry_path(key))
+        state = path_state(f"{self._dir_text}{key}.json")  # entry_path(key), without a Path per page
         known = self.decoded.get(key)
         if state is not None and isinstance(known, tuple) and len(known) == 3 and known[0] == state:
             return known[1], known[2]

@@ -41,41 +41,46 @@ def _fill(folder: Path, site: RenderedSite, static: Path | None, last: Path | No
     ``last`` (the site being replaced), and each file the site keeps as it is, is a hard
     link to it instead of a copy: no build ever writes into a file of a site, it always
     writes a new folder, so the two names can never diverge by a later write. A link has
-    the state of the file it links to (the state leaves out the change time), so a kept
-    file whose state ``known`` gives (by its path) is not looked at again."""
+    the state of the file it links to (the state leaves out the change time), so a file
+    whose state ``known`` gives (by its path, joined as text to ``last``'s) is not looked
+    at again. Paths are joined as text: a site of hundreds of pages links thousands of
+    files per build, and pathlib's joins cost more than the links."""
     files = {**_static_files(static), **site.files}
-    made, states = {str(folder)}, {}
-    base = str(folder)
-    known = known or {}
+    base, states, known = os.path.join(folder, ""), {}, known or {}  # base ends with a separator
+    made = {""}  # the folders made in ``folder``, by their paths in the site
 
     def target_of(rel: str) -> str:
-        target = os.path.join(base, rel)
-        parent = os.path.dirname(target)
+        parent = rel.rpartition("/")[0]
         if parent not in made:
-            os.makedirs(parent, exist_ok=True)
+            os.makedirs(base + parent, exist_ok=True)
             made.add(parent)
-        return target
+        return base + rel
+
+    def link(source: str, target: str) -> list[int] | None:
+        """The state of ``target``, made a link to ``source`` (None when it cannot be)."""
+        try:
+            os.link(source, target)
+        except OSError:  # a file system without hard links, or a link limit
+            return None
+        return known.get(source) or output_state(target)
 
     for rel, kept in site.kept.items():
         if rel in files:
             continue
         target = target_of(rel)
-        try:
-            os.link(kept, target)
-            state = known.get(os.fspath(kept))
-        except OSError:  # no hard links here (or a link limit): copy it
+        state = link(os.fspath(kept), target)
+        if state is None:
             shutil.copyfile(kept, target)
-            state = None
         states[rel] = state or output_state(target)
+    previous = None if last is None else os.path.join(last, "")
     for rel, content in files.items():
         target = target_of(rel)
-        if last is not None and _unchanged(last / rel, content):
-            try:
-                os.link(last / rel, target)
-                states[rel] = output_state(target)
+        if previous is not None:
+            old = previous + rel
+            state = link(old, target) if _unchanged(old, content) else None
+            if state is not None:
+                states[rel] = state
                 continue
-            except OSError:  # a file system without hard links, or a link limit: write it
-                pass
         with open(target, "wb") as stream:
             stream.write(content)
         states[rel] = output_state(target)

@@ -226,7 +226,7 @@ def _shown(path: Path, root: Path | None) -> str:
 def _render_all(pages: list[Page], executed: Mapping[str, ExecutedPage], report: list[ReportRow],
                 site: SiteConfig, *, templates: Path, annotations: Mapping[str, PageMarks] | None = None,
                 root: Path | None = None,
-                provenance: Provenance | None = None, reused: dict[str, Path] | None = None,
+                provenance: Provenance | None = None, reused: dict[str, str | Path] | None = None,
                 kept: dict[str, str | Path] | None = None, bytecode_dir: Path | None = None,
                 highlights: HighlightMemo | None = None, resident: ResidentRender | None = None) -> RenderedSite:
     """Render the whole site into memory; raises nothing for a page without an execution.

@@ -85,7 +85,7 @@ class _Listings:
 
     def __init__(self, out: Path, written: Mapping[str, list[int]] | None = None):
         self.out, self.names, self.written = out, {}, written
-        self.base = os.fspath(out)  # joined as text: pathlib's joins cost more than the stat
+        self.base = os.path.join(out, "")  # ends with a separator: paths are joined as text, base + rel
         self.states: dict[str, list[int] | None] | None = None  # of the files written, taken at the first question
 
     def has(self, rel: str) -> bool:
@@ -112,19 +112,19 @@ class RenderCache:
         self.new_keys: dict[str, str] = {}
         self.listings = _Listings(out, written)
 
-    def reusable(self, signatures: dict[str, str]) -> dict[str, Path]:
-        """The HTML file of the last site for each page whose signature is unchanged (by
-        slug, or by "/index.html" and the like, see :func:`site_file_signatures`)."""
+    def reusable(self, signatures: dict[str, str]) -> dict[str, str]:
+        """The HTML file of the last site (its path, as text) for each page whose signature
+        is unchanged (by slug, or by "/index.html" and the like, see :func:`site_file_signatures`)."""
         self.new_keys = dict(signatures)
-        return {key: self.out / _file_name(key) for key, signature in signatures.items()
+        return {key: self.listings.base + _file_name(key) for key, signature in signatures.items()
                 if self.keys.get(key) == signature and self.listings.has(_file_name(key))}
 
     def kept_states(self) -> dict[str, list[int]]:
         """The states of the files of the last site found as the last build wrote them, by
         their paths (joined as :meth:`kept_downloads` and :meth:`reusable` join them)."""
         states, written = self.listings.states or {}, self.listings.written or {}
-        return {os.path.join(self.listings.base, rel): state for rel, state in states.items()
-                if state is not None and state == written.get(rel)}
+        base = self.listings.base
+        return {base + rel: state for rel, state in states.items() if state is not None and state == written.get(rel)}
 
     def kept_downloads(self, downloads: dict[str, list[str]]) -> dict[str, str]:
         """The files of the last site that each page's downloads (slug -> paths in the site)
@@ -137,7 +137,7 @@ class RenderCache:
             if key.endswith(HTML_ONLY) or self.keys.get(slug) != key:
                 continue
             if all(self.listings.has(rel) for rel in paths):
-                kept.update((rel, os.path.join(self.listings.base, rel)) for rel in paths)
+                kept.update((rel, self.listings.base + rel) for rel in paths)
         return kept
 
     def save(self) -> None:

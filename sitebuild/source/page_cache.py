@@ -9,12 +9,13 @@ parsed)."""
 from __future__ import annotations
 
 import hashlib
+import os
 import time
 from functools import lru_cache
 from pathlib import Path
 
 from sitebuild.store import memo
-from sitebuild.store.files import is_racy, path_state, stat_line
+from sitebuild.store.files import file_sha256, is_racy, names_ending, path_state, stat_line
 from sitebuild.store.shelf import ResidentValues, Shelf
 
 PAGES_DIR = "parsed"
@@ -35,9 +36,9 @@ def engine_version() -> str:
     return hashlib.sha256("\n".join(lines).encode()).hexdigest()
 
 
-def _digest(path: Path) -> str | None:
+def _digest(path: str) -> str | None:
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        return file_sha256(path)
     except OSError:
         return None
 
@@ -49,7 +50,7 @@ def _remembered(found: object, key: tuple) -> tuple | None:
     return None
 
 
-def _still_holds(record: tuple, state: list[int] | None, path: Path) -> bool:
+def _still_holds(record: tuple, state: list[int] | None, path: str) -> bool:
     """True when the remembered page is the file's: its state (size, times, inode) is the
     one recorded, and was then old enough to vouch for its contents; or else its bytes
     have the recorded digest."""
@@ -79,22 +80,23 @@ def read_pages_cached(source: Path, root: Path, cache_dir: Path,
 
     shelf = Shelf(cache_dir / PAGES_DIR, f"parsed pages {PAGES_FORMAT}", engine_version(), resident)
     pages, errors, names = [], [], set()
-    started_ns = time.time_ns()
-    for path in sorted(source.glob("*.md")):
-        state, key = path_state(path), (str(path), str(root))
-        record = _remembered(shelf.get(str(path)), key)
+    started_ns, folder, root_text = time.time_ns(), os.path.join(source, ""), str(root)
+    for name in names_ending(source, ".md"):
+        path = folder + name  # the text of source / name: a Path only for a page read now
+        state, key = path_state(path), (path, root_text)
+        record = _remembered(shelf.get(path), key)
         page = record[3] if record is not None and _still_holds(record, state, path) else None
         if page is None:
             try:
-                page = read_page(path, root, previous=record[3] if record is not None else None)
+                page = read_page(Path(path), root, previous=record[3] if record is not None else None)
             except SourceError as error:
                 errors.extend(error.each())
                 continue
             digest = hashlib.sha256(page.text.encode("utf-8")).hexdigest()
             if state is not None and state == path_state(path) and digest == _digest(path):
-                shelf.put(str(path), (key, state, not is_racy(state, started_ns), digest, page))
+                shelf.put(path, (key, state, not is_racy(state, started_ns), digest, page))
             # else: changed while being read (or not UTF-8 as written): not remembered
         pages.append(page)
-        names.add(str(path))
+        names.add(path)
     shelf.keep_only(names)
     return pages, errors

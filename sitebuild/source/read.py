@@ -16,6 +16,7 @@ from sitebuild.source.claims import Claim, find_claims, malformed_claims
 from sitebuild.source.markdown import make_parser
 from sitebuild.source.math import formula_errors
 from sitebuild.source.tokens import unparsed_syntax
+from sitebuild.store.files import names_ending
 from sitebuild.yamltext import describe_yaml_error, safe_yaml, yaml_errors
 
 BLOCK_FLAGS = frozenset({"hide-code", "hide-output", "no-exec", "expect-error"})
@@ -311,9 +312,9 @@ def _code_blocks(tokens: list[Token], lines: list[str], rel: str) -> list[CodeBl
 def read_pages(source: Path, root: Path) -> tuple[list[Page], list[SourceError]]:
     """Read every ``*.md`` in ``source``; return the pages and the errors, each naming its file."""
     pages, errors = [], []
-    for path in sorted(source.glob("*.md")):
+    for name in names_ending(source, ".md"):
         try:
-            pages.append(read_page(path, root))
+            pages.append(read_page(source / name, root))
         except SourceError as error:
             errors.extend(error.each())
     return pages, errors

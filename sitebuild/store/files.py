@@ -111,6 +111,22 @@ def _files(folder: str, suffix: str, recursive: bool) -> list[str]:
     return found
 
 
+def names_ending(folder: str | Path, suffix: str) -> list[str]:
+    """The names in ``folder`` that end in ``suffix``, sorted: what ``folder.glob("*" +
+    suffix)`` finds (hidden names too, folders and broken links as well; nothing when
+    ``folder`` cannot be listed), without a Path made and compared per name.
+
+    Examples
+    --------
+    >>> names_ending("/no/such/folder", ".md")
+    []
+    """
+    try:
+        return sorted(name for name in os.listdir(folder) if name.endswith(suffix))
+    except OSError:
+        return []
+
+
 def write_text_atomic(path: str | Path, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file in the same folder and a rename,
     so readers see the old file or the new one, never a mix; the folder is created if

@@ -181,12 +181,13 @@ def write_stamp(path: Path, stamp: dict) -> None:
 
 def is_up_to_date(path: Path, out: Path, root: Path, source: Path, templates: Path, options: dict,
                   env: Mapping[str, str] | None = None, generated: dict | None = None, *,
-                  current: CurrentState) -> bool:
+                  current: CurrentState, sources: str | None = None) -> bool:
     """True when the last successful build's fingerprint, dependencies (each line taken
     again by ``current``) and written site still hold. ``env`` is the environment the
-    kernels get (default ``os.environ``)."""
+    kernels get (default ``os.environ``); ``sources``, the :func:`fingerprint` of this
+    build when it was taken already (it is taken here otherwise)."""
     stamp = read_stamp(path)
-    if not stamp or fingerprint(root, source, templates, options) != stamp.get("fingerprint"):
+    if not stamp or stamp.get("fingerprint") != (sources or fingerprint(root, source, templates, options)):
         return False  # the sources first: an edit, the usual reason, is found with the fewest stats
     if generated_digest(source, generated or {}) != stamp.get("generated") \
             or not site_unchanged(out, read_site_files(path.parent)):

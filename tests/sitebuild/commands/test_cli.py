@@ -146,22 +146,19 @@ def _examples(text: str) -> list[list[str]]:
 
 
 def test_each_command_shows_its_own_examples_and_each_example_parses():
-    sys.path.insert(0, str(REPO))
-    try:
-        import build
-    finally:
-        sys.path.remove(str(REPO))
-    parser = build.make_parser()
-    for command, text in build.EXAMPLES.items():
+    from sitebuild.commands import cli
+
+    parser = cli.make_parser()
+    for command, text in cli.EXAMPLES.items():
         examples = _examples(text)
         assert examples and all(e[:1] == [command] for e in examples), (command, examples)
         for example in examples:
             parser.parse_args(example)  # argparse exits on an option the command does not take
         shown = run(command, "--help").stdout
         assert text.strip() in shown, command
-        others = [line for name, other in build.EXAMPLES.items() if name != command for line in other.splitlines()[1:]]
+        others = [line for name, other in cli.EXAMPLES.items() if name != command for line in other.splitlines()[1:]]
         assert not any(line in shown for line in others), command
-    assert _examples(build.EPILOG) and all(parser.parse_args(e) for e in _examples(build.EPILOG) if e)
+    assert _examples(cli.EPILOG) and all(parser.parse_args(e) for e in _examples(cli.EPILOG) if e)
 
 
 def test_check_help_says_it_writes_nothing_into_out():

@@ -4,6 +4,8 @@ reported every time, and an engine change or a corrupt memo parses every page.""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import sitebuild.source.read
 from sitebuild.source.page_cache import PAGES_DIR, read_pages_cached
 from sitebuild.source.read import read_pages
@@ -100,7 +102,7 @@ def test_a_settled_page_is_known_by_its_state_and_an_edit_keeping_size_and_mtime
     real_digest = sitebuild.source.page_cache._digest
     read = []
     monkeypatch.setattr(sitebuild.source.page_cache, "_digest",
-                        lambda path: read.append(path.stem) or real_digest(path))
+                        lambda path: read.append(Path(path).stem) or real_digest(path))
     assert read_counting(source, tmp_path, cache, monkeypatch)[2] == [] and read == []
     path = source / "p1.md"
     before = path.stat()
@@ -124,7 +126,7 @@ def test_a_page_parsed_just_after_it_was_written_is_checked_by_its_digest(tmp_pa
     real_digest = sitebuild.source.page_cache._digest
     read = []
     monkeypatch.setattr(sitebuild.source.page_cache, "_digest",
-                        lambda path: read.append(path.stem) or real_digest(path))
+                        lambda path: read.append(Path(path).stem) or real_digest(path))
     assert read_counting(source, tmp_path, cache, monkeypatch)[2] == [] and read == ["p1"]
 
 
