@@ -163,7 +163,8 @@ def _config(args: argparse.Namespace, **extra):
 
 
 def _root(args: argparse.Namespace) -> Path:
-    """The project root of a command: ``--root`` (an existing folder), else the folder of build.py."""
+    """The project root of a command (``--root``, else the one :func:`main` was given), which must be
+    an existing folder."""
     from sitebuild.errors import ConfigError
 
     root = Path(args.root).resolve()

@@ -128,7 +128,7 @@ class ExecutionCache:
     def __init__(self, cache_dir: Path, root: Path, *, env: dict[str, str] | None = None,
                  site_inputs: tuple[str, ...] = (), engine: str = "", resident: ResidentEntries | None = None):
         self.dir = cache_dir / PAGES_DIR
-        self._dir_text = os.path.join(self.dir, "")  # entries' paths joined as text on each lookup
+        self._dir_text = os.path.join(self.dir, "")  # entries' paths are joined as text: see _entry_file
         self.root = root
         self.hashes_memo, self.index_memo = hashes_memo(cache_dir), index_memo(cache_dir)
         self.hasher = FileHasher(root, self.hashes_memo.load({}))
@@ -147,7 +147,11 @@ class ExecutionCache:
 
     def entry_path(self, key: str) -> Path:
         """Where the entry of ``key`` lives."""
-        return self.dir / f"{key}.json"
+        return Path(self._entry_file(key))
+
+    def _entry_file(self, key: str) -> str:
+        """:meth:`entry_path` as text, for the lookup of every page (no Path made per page)."""
+        return f"{self._dir_text}{key}.json"
 
     def inputs(self, page: Page) -> list[str]:
         """The files the page and site.yaml declare as inputs (record names)."""
@@ -178,7 +182,7 @@ class ExecutionCache:
         its result as a cached execution (its ``deps`` as stored); from the shelf of decoded
         entries while its file is in the state it was decoded in."""
         self.looked_up.add(key)
-        state = path_state(f"{self._dir_text}{key}.json")  # entry_path(key), without a Path per page
+        state = path_state(self._entry_file(key))
         known = self.decoded.get(key)
         if state is not None and isinstance(known, tuple) and len(known) == 3 and known[0] == state:
             return known[1], known[2]

@@ -25,7 +25,7 @@ def _static_files(static: Path | None) -> dict[str, bytes]:
             for path in sorted(static.rglob("*")) if path.is_file()}
 
 
-def _unchanged(previous: Path, content: bytes) -> bool:
+def _unchanged(previous: str | Path, content: bytes) -> bool:
     """True when ``previous`` (a file of the last site) holds exactly ``content``."""
     try:
         with open(previous, "rb") as stream:
